@@ -151,3 +151,12 @@ def test_a_nan_or_negative_weight_is_refused(tmp_path, bad):
     assert str(excinfo.value) == (
         f"{path}: primitive 0 of its mesh 'BarMesh' (skin 'Rig'): vertex 3 has weight "
         f"{bad} (WEIGHTS_0): weights are numbers of 0 or more")
+
+
+def test_a_joint_naming_a_node_the_file_has_not_is_refused(tmp_path):
+    """Was: loaded, then an IndexError when drawn at a time (a render begun stopped)."""
+    path = write_bar(tmp_path, "gone", lambda h: h["skins"][0].update(joints=[0, 99]))
+    with pytest.raises(meshes.ModelError) as excinfo:
+        hf.Mesh.load(path)
+    assert str(excinfo.value) == (f"{path}: its skin 'Rig' has joint 1 at node 99, but the "
+                                  "file has 3 nodes (0 to 2)")

@@ -244,7 +244,8 @@ class Skins:
 
     def _skin(self, index: int, what: str) -> tuple[tuple[int, ...], np.ndarray]:
         """Skin ``index``'s joints and inverse bind matrices (none: identities); a count
-        of matrices other than of joints refused in one line."""
+        of matrices other than of joints, or a joint at a node the file has not, refused in
+        one line."""
         if index not in self.read:
             skin = self.header["skins"][index]
             joints = tuple(int(j) for j in skin["joints"])
@@ -257,6 +258,11 @@ class Skins:
                 raise ModelError(f"{self.shown}: its {what} has {len(joints)} joints "
                                  f"and {len(inverse)} inverseBindMatrices: a skin needs one "
                                  "matrix a joint")
+            nodes = len(self.header.get("nodes", ()))
+            if gone := [k for k, j in enumerate(joints) if not 0 <= j < nodes]:
+                raise ModelError(f"{self.shown}: its {what} has joint {gone[0]} at node "
+                                 f"{joints[gone[0]]}, but the file has {nodes} nodes (0 to "
+                                 f"{nodes - 1})")
             self.read[index] = (joints, inverse)
         return self.read[index]
 
