@@ -7,8 +7,10 @@ with its accessor reader, played as the glTF 2.0 spec says (3.7.2.2, "Morph Targ
 
 before skinning, at the weights of the mesh's node at a Mesh's ``time`` (its ``weights``
 channel, sampled as :mod:`~hfrender.scene.model_animation` samples any: N weights a key;
-no channel: the node's ``weights``, else the mesh's, else 0). ``TANGENT`` deltas are not
-read (hfrender draws no tangents)."""
+no channel: the node's ``weights``, else the mesh's, else 0). A target may hold either
+delta alone; deltas in sparse accessors (Blender's shape keys) are read as the spec says
+(:func:`~hfrender.scene.model_animation.accessor`). ``TANGENT`` deltas are not read
+(hfrender draws no tangents): targets of them alone leave the part unmorphed."""
 
 from __future__ import annotations
 
@@ -38,7 +40,8 @@ class Morph:
 def read_morph(get: Callable[[int], np.ndarray], prim: dict, rows: np.ndarray, node: int,
                header: dict, frame: np.ndarray | None, normals: np.ndarray | None
                ) -> Morph | None:
-    """Primitive ``prim``'s targets (None: it has none) at its vertices' ``rows``, read by
+    """Primitive ``prim``'s targets (None: it has none, or none that moves what is drawn:
+    ``TANGENT`` deltas alone) at its vertices' ``rows``, read by
     ``get`` (an accessor's rows); ``frame``: the 3x3 its positions are placed by and
     ``normals`` its base normals placed (None: a skinned part, in the primitive's frame)."""
     targets = prim.get("targets") or []
@@ -58,11 +61,13 @@ def read_morph(get: Callable[[int], np.ndarray], prim: dict, rows: np.ndarray, n
                 found[k] = get(target[name])[:, :3][rows]
         return found if place is None else found @ place.T
 
-    positions = deltas("POSITION", frame)
     moved = normals is not None or frame is None
     turn = None if frame is None else _cofactor(frame)
     normal = deltas("NORMAL", turn) if moved and any("NORMAL" in t for t in targets) else None
-    return Morph(node, defaults, positions, normal, normals)
+    if normal is None and not any("POSITION" in t for t in targets):
+        return None  # (TANGENT deltas alone, or NORMAL ones of a part shaded flat: was a
+    # Morph of zero deltas, posed each draw for nothing)
+    return Morph(node, defaults, deltas("POSITION", frame), normal, normals)
 
 
 def shaped(morph: Morph, positions: np.ndarray, normals: np.ndarray | None,
