@@ -81,3 +81,23 @@ def test_sparse_position_deltas_as_blender_writes_them(tmp_path, base):
     want = QUAD + 0.5 * UP + (0 if base is None else 0.5 * (np.arange(4) < 3)[:, None]
                               * [0.0, 0.0, 0.25])
     np.testing.assert_allclose(at["position"], want, atol=1e-7)
+
+
+def test_a_base_position_in_a_sparse_accessor_is_said(tmp_path, caplog):
+    """trimesh (5.2) reads a sparse accessor's base alone, its sparse rows left out: the
+    quad's corner 3, moved to (0.5, 1, 0.5) by the sparse rows, is drawn at (0.5, 0,
+    0.5); said once naming the file, the mesh and the primitive (was: unsaid)."""
+    import logging
+
+    path = write_quad(tmp_path, "base", targets=False)
+    header = json.loads(path.read_text())
+    header["meshes"][0]["primitives"][0]["attributes"]["POSITION"] = sparse(
+        header, [3], [[0.5, 1.0, 0.5]], QUAD)
+    path.write_text(json.dumps(header))
+    with caplog.at_level(logging.WARNING):
+        (part,) = hf.Mesh.load(path)._loaded().parts
+    np.testing.assert_array_equal(part.vertices["position"], QUAD)
+    said = [r.getMessage() for r in caplog.records if r.levelno == logging.WARNING]
+    assert said == [f"{path}: drawn without its vertices' sparse rows (POSITION of primitive "
+                    "0 of mesh 'QuadMesh': trimesh reads a sparse accessor's base alone): "
+                    "hfrender does not draw them"]

@@ -48,8 +48,9 @@ TRIMESH = (4, 12)  # the least trimesh: 4.12 takes a glTF emissiveFactor past 1 
 def not_drawn(shown: Path, header: dict, uvs: list[np.ndarray]) -> str | None:
     """One line of what a glTF file (its JSON ``header``, :func:`read_scene`'s) asks for
     that hfrender does not draw, or None: KHR_texture_transform, a texture's second UV set
-    (``texCoord`` 1 or more: trimesh keeps TEXCOORD_0 alone) and (where the UVs ``uvs`` of
-    its textured parts leave 0..1) a wrap other than repeating. (Was: dropped without a
+    (``texCoord`` 1 or more: trimesh keeps TEXCOORD_0 alone), (where the UVs ``uvs`` of
+    its textured parts leave 0..1) a wrap other than repeating, and a vertex attribute's
+    sparse rows (trimesh 5 reads a sparse accessor's base alone). (Was: dropped without a
     word.)"""
     said = []
     others = sorted({f"{m.get('name', f'#{i}')!r}" for i, m in enumerate(header.get(
@@ -64,10 +65,27 @@ def not_drawn(shown: Path, header: dict, uvs: list[np.ndarray]) -> str | None:
                     for w in (s.get("wrapS"), s.get("wrapT")) if w in _WRAPS})
     if wraps and any((np.abs(uv - 0.5) > 0.5001).any() for uv in uvs):
         said.append(f"its textures' wrap {', '.join(wraps)} (drawn repeating, past UVs 0..1)")
+    if sparse := _sparse_attributes(header):
+        said.append(f"its vertices' sparse rows ({sparse}: trimesh reads a sparse accessor's "
+                    "base alone)")
     if not said:
         return None
     listed = ", ".join(said[:-1]) + " and " + said[-1] if len(said) > 1 else said[0]
     return f"{shown}: drawn without {listed}: hfrender does not draw them"
+
+
+def _sparse_attributes(header: dict) -> str:
+    """The first mesh attribute of a glTF file (its JSON ``header``) held in a sparse
+    accessor, named (and how many more), or ''. (Morph targets' and skins' sparse accessors
+    are hfrender's to read, and read: not these.)"""
+    accessors = header.get("accessors", ())
+    found = [f"{name} of primitive {k} of mesh {m.get('name') or f'#{i}'!r}"
+             for i, m in enumerate(header.get("meshes", ()))
+             for k, prim in enumerate(m.get("primitives", ()))
+             for name, a in prim.get("attributes", {}).items()
+             if isinstance(a, int) and 0 <= a < len(accessors) and "sparse" in accessors[a]
+             and not name.startswith(("JOINTS_", "WEIGHTS_"))]
+    return "" if not found else found[0] + f" and {len(found) - 1} more" * (len(found) > 1)
 
 
 def _uv_set(info: Any) -> bool:
