@@ -371,3 +371,30 @@ def test_the_passes_of_other_parts_are_named_with_their_part(tmp_path, rng, capl
     assert [r.getMessage() for r in caplog.records] == [
         "0000.exr holds diffuse.B, diffuse.G, diffuse.R, depth.Z besides its colour: the "
         "output's EXRs hold the colour alone"]
+
+
+@pytest.mark.parametrize("extra, said", [
+    ((), []),  # hfrender's --passes depth: the colour and Z, both read
+    (("forward.u", "forward.v"), ["0000.exr holds forward.u, forward.v besides its colour: "
+                                  "the output's EXRs hold the colour alone"]),
+], ids=["all-read", "vectors-dropped"])
+def test_the_depth_fx_reads_from_the_footage_is_not_said_to_be_dropped(tmp_path, rng, caplog,
+                                                                        extra, said):
+    """fx --depth on hfrender's own --passes EXRs (docs/rendering.md's 'fx frames/%04d.exr
+    --depth frames/%04d.exr') warned '0000.exr holds Z ... besides its colour', the Z it
+    had just read as the depth (a new user's trial); the channels it does not read are
+    still named."""
+    (tmp_path / "f").mkdir()
+    import OpenEXR
+
+    depth = np.full((H, W), 0.5, np.float32)  # (circles of 4.8 px at f/1.4)
+    depth[10:30, 5:20] = 2.0
+    for i in range(2):
+        planes = {c: rng.random((H, W), dtype=np.float32) for c in ("R", "G", "B", *extra)}
+        OpenEXR.File({"compression": OpenEXR.ZIP_COMPRESSION, "type": OpenEXR.scanlineimage},
+                     {**planes, "Z": depth}).write(str(tmp_path / "f" / f"{i:04d}.exr"))
+    frames = str(tmp_path / "f" / "%04d.exr")
+    with caplog.at_level("WARNING"):
+        assert main(["fx", frames, "--depth", frames, "--focus-distance", "2", "--f-stop",
+                     "1.4", "-o", str(tmp_path / "o" / "%04d.exr"), "--quiet"]) == 0
+    assert [r.getMessage() for r in caplog.records if r.levelname == "WARNING"] == said

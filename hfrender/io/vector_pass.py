@@ -25,7 +25,13 @@ from pathlib import Path
 
 import numpy as np
 
-from hfrender.io.images import _depth_choice, _openexr, displayed, exr_other_channels
+from hfrender.io.images import (
+    _depth_choice,
+    _depth_part,
+    _openexr,
+    displayed,
+    exr_other_channels,
+)
 from hfrender.io.probe import FootageError
 from hfrender.io.sequence_files import sequence_files
 
@@ -173,14 +179,34 @@ def channels_read(path: str | Path) -> list[str]:
     return read + ([] if z is None else [spelt(*z)])
 
 
-def dropped_channels(frame: str | Path, vectors: str | None) -> list[str]:
+def dropped_channels(frame: str | Path, vectors: str | None,
+                     depth: str | None = None) -> list[str]:
     """The channels of the footage's EXR ``frame`` besides its colour that an fx run's
     output does not hold (:func:`~hfrender.io.images.exr_other_channels`), but those
     ``--vectors`` reads where its first file is that very frame (hfrender's own EXRs:
-    colour, Z, forward.u/v: nothing of them is lost)."""
+    colour, Z, forward.u/v: nothing of them is lost), and the depth channel ``--depth``
+    reads where its first file is (``fx frames/%04d.exr --depth frames/%04d.exr``: was
+    said dropped, the Z just read as the depth)."""
     others = exr_other_channels(frame)
-    if not others or vectors is None or \
-            VectorPass(vectors).files[0].resolve() != Path(frame).resolve():
-        return others
-    read = channels_read(frame)
+    read = channels_read(frame) if others and _first_is(vectors, frame) else []
+    if others and _first_is(depth, frame):
+        read += _depth_read(frame)
     return [n for n in others if n not in read]
+
+
+def _first_is(pattern: str | None, frame: str | Path) -> bool:
+    """Whether the first file of the sequence (or the one file) ``pattern`` is ``frame``."""
+    if pattern is None:
+        return False
+    files = sequence_files(pattern) or [Path(pattern)]
+    return files[0].resolve() == Path(frame).resolve()
+
+
+def _depth_read(frame: str | Path) -> list[str]:
+    """The channel :func:`~hfrender.io.images.read_exr_depth` reads from ``frame``, spelt
+    as :func:`~hfrender.io.images.exr_other_channels` spells it (none: [])."""
+    with _openexr().File(str(frame), header_only=True) as f:
+        parts = [[c.name for c in p.header["channels"]] for p in f.parts]
+        named = [str(p.header.get("name") or i) for i, p in enumerate(f.parts)]
+    part, name = _depth_part(parts)
+    return [] if name is None else [f"{named[part]}.{name}" if len(parts) > 1 else name]
