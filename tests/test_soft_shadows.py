@@ -178,3 +178,29 @@ def test_light_angle_is_checked_in_one_line(value):
     scene = Bad()
     scene.light_angle = 0.526
     assert scene.light_angle == 0.526
+
+
+@pytest.mark.parametrize("shadows, said", [
+    (False, ["Sun.light_angle=12 softens the sun's shadows, but the scene's shadows=False (as "
+             "at t=0.5 s): it casts none, and the angle only averages the light's n·l over "
+             "its disk; set shadows = True (in the class body, setup() or update(t)), or "
+             "leave light_angle 0"]),
+    (True, []),
+], ids=["no-shadows", "shadows"])
+def test_a_light_angle_without_shadows_is_said_once(tmp_path, caplog, shadows, said):
+    """light_angle softens the sun's shadows, but a scene whose shadows are off (the
+    default) casts none: was taken without a word (a new user's trial, 'light_angle = 20'
+    and a sphere lit as before); now a warning naming the scene, once (two stills in one
+    process: one warning)."""
+    from hfrender.cli import main
+
+    scene = tmp_path / f"sun_{shadows}.py"
+    scene.write_text("import hfrender as hf\n\n\nclass Sun(hf.Scene):\n"
+                     f"    light_angle = 12\n    shadows = {shadows}\n\n"
+                     "    def setup(self):\n        self.add(hf.Sphere())\n"
+                     "        self.camera.position = (0, 0, 4)\n")
+    with caplog.at_level("WARNING"):
+        for _ in range(2):
+            assert main(["still", str(scene), "-o", str(tmp_path / "s.png"), "--size",
+                         "32x18", "--samples", "1", "-t", "0.5", "--quiet"]) == 0
+    assert [r.getMessage() for r in caplog.records if "light_angle" in r.getMessage()] == said

@@ -28,7 +28,7 @@ from hfrender.scene import checks
 from hfrender.scene.nodes import PLACE_CHECKS, Group, Placed
 
 log = logging.getLogger(__name__)
-_SAID: set[tuple[str, str, int]] = set()  # spots' idle shadow_resolution, said once
+_SAID: set[tuple[str, str, int]] = set()  # idle shadow settings, said once (say_idle_shadows)
 MAX_LAMPS = 8  # the shaders' uniform arrays (shaders/glsl/mesh_header.frag: HF_MAX_LAMPS)
 MAX_SHADOWED = 4  # spots casting shadows at once (mesh_header.frag: u_spot_map0..3)
 DOWN = (0.0, -1.0, 0.0)  # a spot's direction unless given (y is up; Blender's points down)
@@ -42,7 +42,7 @@ class Lamp(Placed):
     switches it off (so does a hidden Group it lies in). Never drawn: a lamp is seen by
     what it lights. ``shadows``: a spot's cast by the opaque objects (a point lamp's
     refused), its map ``shadow_resolution`` texels a side (None: from the output's size; a
-    point lamp's refused, a spot's without shadows warned of: :func:`say_idle_resolution`)."""
+    point lamp's refused, a spot's without shadows warned of: :func:`say_idle_shadows`)."""
 
     position: tuple = (0.0, 0.0, 0.0)
     color: tuple = (1.0, 1.0, 1.0)
@@ -195,11 +195,21 @@ def too_many_shadows(lamps: list[Lamp], told: str) -> None:
                          "shadows at once (a depth map each): set shadows=False on one")
 
 
-def say_idle_resolution(scene: Any, t: float) -> None:
+def say_idle_shadows(scene: Any, t: float) -> None:
     """A warning, once a scene class and lamp, for each spot with a ``shadow_resolution``
     but ``shadows=False`` as the scene is at ``t`` (was: taken without a word, and no map
-    drawn: only a spot with shadows=True draws one)."""
+    drawn: only a spot with shadows=True draws one), and once a scene class for a
+    ``light_angle`` while its ``shadows`` are off (was: taken without a word, the scene
+    lit as before: the angle softens shadows that are not cast)."""
     cls, names = type(scene), checks.named(scene, lamps_of(scene))
+    said = (cls.__module__, cls.__qualname__, -1)
+    if scene.light_angle and not scene.shadows and said not in _SAID:
+        _SAID.add(said)
+        log.warning("%s.light_angle=%g softens the sun's shadows, but the scene's "
+                    "shadows=False (as at t=%.6g s): it casts none, and the angle only "
+                    "averages the light's n·l over its disk; set shadows = True (in the "
+                    "class body, setup() or update(t)), or leave light_angle 0",
+                    cls.__name__, scene.light_angle, t)
     for k, (lamp, name) in enumerate(zip(lamps_of(scene), names, strict=True)):
         said = (cls.__module__, cls.__qualname__, k)
         if lamp.shadows or lamp.shadow_resolution is None or said in _SAID:

@@ -34,7 +34,7 @@ from hfrender.logs import silenced
 from hfrender.scene import Scene, ShaderScene, checks, say_camera_settings
 from hfrender.scene.in_view import nothing_seen, say_coarse, say_nothing_seen
 from hfrender.scene.key_times import SPREAD, reads_keys, say_keys_past_end, updated_quietly
-from hfrender.scene.lamps import Lamp, lamps_of, say_idle_resolution
+from hfrender.scene.lamps import Lamp, lamps_of, say_idle_shadows
 from hfrender.scene.loader import SceneError, SceneUpdateError, call_scene, load_scene
 from hfrender.scene.meshes import READING_S
 from hfrender.scene.nodes import Placed, lineage
@@ -116,7 +116,7 @@ def first_look(scene: Scene, frame: int, fps: float,
     if twin is not None and not getattr(scene, "_impure", False):  # (else: said of update)
         _say_set_up_apart(scene, twin, own, frame, fps)
     say_camera_settings(scene)  # (once setup() and update(t) ran: what they gave the camera)
-    say_idle_resolution(scene, frame / fps)
+    say_idle_shadows(scene, frame / fps)
     if size is not None:
         _say_in_view(scene, size, frame, fps, frame if last is None else last)
     if again and reads_keys(scene):  # (on a copy; not a Ray chunk's: its driver said it)
