@@ -204,3 +204,36 @@ def test_a_light_angle_without_shadows_is_said_once(tmp_path, caplog, shadows, s
             assert main(["still", str(scene), "-o", str(tmp_path / "s.png"), "--size",
                          "32x18", "--samples", "1", "-t", "0.5", "--quiet"]) == 0
     assert [r.getMessage() for r in caplog.records if "light_angle" in r.getMessage()] == said
+
+
+@pytest.mark.parametrize("angle, most", [(40, (45, 56)), (0, (4, 4))], ids=["40", "0"])
+def test_samples_auto_counts_the_suns_penumbra(tmp_path, capsys, angle, most):
+    """--samples auto measured motion and lens blur alone: a still scene's wide sun drew
+    its range's least, 4 sub-frames, 4 copies of the shadow (a new user's trial: a column
+    under light_angle 20 at 320x180). The plate's penumbra at 40 degrees is 2 x 1 m x
+    tan(20 deg) = 0.73 m, 29 px: about (29 / 4)^2 = 53 sun points, as a lens's circle of
+    confusion of 29 px asks; at 0, none."""
+    from hfrender.cli import main
+
+    assert main(["still", str(plate_file(tmp_path, angle)), "-o", str(tmp_path / "s.png"),
+                 "--size", f"{W}x{H}", "--samples", "auto", "--samples-range", "4:64",
+                 "--reconstruct", "off"]) == 0
+    said = capsys.readouterr().out
+    count = float(said.split("samples auto 4:64 (")[1].split(" per frame")[0])
+    assert most[0] <= count <= most[1], said
+
+
+def test_a_fixed_count_too_low_for_the_suns_penumbra_is_said(tmp_path, caplog):
+    """At 8 samples the 40-degree plate's 29 px penumbra is 8 copies of its shadow about
+    10 px apart: was drawn without a word (the default count); now a warning, as a lens's
+    copies are, naming what blurs it smoothly."""
+    from hfrender.cli import main
+
+    with caplog.at_level("WARNING"):
+        assert main(["still", str(plate_file(tmp_path, 40)), "-o", str(tmp_path / "s.png"),
+                     "--size", f"{W}x{H}", "--samples", "8", "--quiet"]) == 0
+    said = [r.getMessage() for r in caplog.records if r.levelname == "WARNING"]
+    assert len(said) == 1 and said[0].startswith(
+        "frame 0's soft shadows spread up to 29 px (light_angle 40, the sun's penumbra): "
+        "its 8 points of the sun's disk show as copies about 10 px apart; --samples auto "
+        "(about 5"), said

@@ -134,7 +134,7 @@ def effect_options(r: argparse.ArgumentParser) -> None:
     m = r.add_argument_group("motion blur and depth of field")
     m.add_argument("--samples", default=None, metavar="N|auto",
                    help="sub-frames per output frame (8); auto: each frame as many as its "
-                        "motion (and lens blur) needs, within --samples-range")
+                        "motion (and lens blur, soft shadows) needs, within --samples-range")
     m.add_argument("--samples-range", default=None, metavar="MIN:MAX",
                    help="bounds of --samples auto (4:64)")
     m.add_argument("--shutter", type=float, default=None, metavar="DEG",

@@ -5,7 +5,8 @@ opens, at its middle and where it closes, give ``D``, the largest distance any p
 while the shutter is open (a small fast object counts as much as a large one: it is a
 per-pixel maximum, not an image difference; and an object that crosses into or out of the
 picture while the shutter is open is seen at an end, where the middle may miss it); with
-lens depth of field the largest circle of confusion ``C`` counts too.
+lens depth of field the largest circle of confusion ``C`` counts too, and with a scene's
+``light_angle`` its sun's widest penumbra ``P`` (:mod:`hfrender.engine.penumbra`) as ``C``.
 The frame draws ``N = clamp(max(ceil(D / gap), ceil((C / GAP_DOF_PX) ** 2)), MIN, MAX)``
 sub-frames, ``gap`` being what the quality harness (``benchmarks/quality.py``) shows is
 enough: :data:`GAP_RECON_PX` between sub-frames when reconstruction fills the motion
@@ -24,6 +25,7 @@ import numpy as np
 
 from hfrender.config import MAX_SAMPLES, ConfigError
 from hfrender.engine.draw import SubframeDrawer
+from hfrender.engine.penumbra import penumbra_px
 from hfrender.errors import HFRenderError, spelling
 from hfrender.renderer.renderer import SceneRenderer
 from hfrender.sampler import SampleSchedule
@@ -87,17 +89,18 @@ class SampleProbe:
         times = (open_, 0.5 * (open_ + close), close) if close > open_ else (open_,)
         seen = [self._last[1] if t == self._last[0] else self._one(k, t) for t in times]
         self._last = (times[-1], seen[-1])  # a 360-degree shutter opens where the last closed
-        speed, coc = np.max(seen, axis=0)
+        speed, coc, sun = np.max(seen, axis=0)
         motion = needed(speed * (close - open_), 0.0, self.reconstruct, (1, 10**9))
         if coc and _float_light(self.config, self.scene):
             coc *= 2  # float copies of a light past white stay apart: half the spacing
         blur = needed(0.0, coc, self.reconstruct, (1, 10**9))
+        soft = needed(0.0, sun, self.reconstruct, (1, 10**9))  # the sun's points: as the lens's
         lo, hi = self.config.samples_range
-        if max(motion, blur) > hi:  # told once, at the end
+        most, cause = max((motion, "motion"), (blur, "blur"), (soft, "soft shadows"))
+        if most > hi:  # told once, at the end
             self.capped += 1
-            self.wanted = max(self.wanted, (max(motion, blur), k, "blur" if blur > motion
-                                            else "motion"))
-        return min(max(motion, blur, lo), hi)  # needed() of both, within the range
+            self.wanted = max(self.wanted, (most, k, cause))
+        return min(max(most, lo), hi)  # needed() of them all, within the range
 
     def told(self) -> str | None:
         """What the range's cap left short (None: nothing): the frames it capped, the most
@@ -113,14 +116,17 @@ class SampleProbe:
             return said + (f"more than any count ({MAX_SAMPLES}): a cut between two "
                            "sub-frames (nothing to mend: its frame draws the most) or an "
                            "object faster than they can follow" if cause == "motion" else
-                           f"more than any count ({MAX_SAMPLES}): give --dof depth")
-        other = (", or --dof depth" if cause == "blur" else
-                 "" if self.reconstruct else ", or --reconstruct on")
+                           f"more than any count ({MAX_SAMPLES}): give --dof depth"
+                           if cause == "blur" else f"more than any count ({MAX_SAMPLES}): "
+                           "a smaller light_angle")
+        other = {"blur": ", or --dof depth", "soft shadows": ""}.get(
+            cause, "" if self.reconstruct else ", or --reconstruct on")
         return said + f"raise the cap (--samples-range {lo}:{want}){other}"
 
-    def _one(self, k: int, t: float) -> tuple[float, float]:
-        """(the largest speed in pixels per second, the largest circle of confusion) in a
-        probe sub-frame at time ``t``."""
+    def _one(self, k: int, t: float) -> tuple[float, float, float]:
+        """(the largest speed in pixels per second, the largest circle of confusion, the
+        widest penumbra of the sun's soft shadows: :func:`penumbra_px`) in a probe
+        sub-frame at time ``t``."""
         scene, w, h = self.scene, *self.size
         call_scene(scene, "update(t)", scene.update, t, t=t, frame=k)
         self.renderer.draw(t, k, clip_rates=self.drawer._clip_rates(t, k, (0.0, 0.0),
@@ -134,7 +140,7 @@ class SampleProbe:
             finite = self._depth[np.isfinite(self._depth)]
             if finite.size:
                 coc = float(np.max(lens.coc_px(finite, w)))
-        return speed, coc
+        return speed, coc, penumbra_px(self.renderer, self._depth)
 
     def release(self) -> None:
         """The GL objects go; what the cap left short is said, once a render."""
@@ -229,7 +235,8 @@ def motion_hint(ctx: Any, scene: Any, config: Any, schedule: SampleSchedule, dof
         probe = SampleProbe(ctx, scene, config, schedule, dof, reconstruct,
                             (max(1, w // f), max(1, h // f)))
         times = (open_ + step / 2, 0.5 * (open_ + close), close - step / 2) if step else ()
-        speed = max((probe._one(k, t)[0] for t in times), default=0.0)
+        seen = [probe._one(k, t) for t in times]
+        speed, sun = (max((one[i] for one in seen), default=0.0) for i in (0, 2))
     except HFRenderError as exc:  # (said by the render where it draws that time)
         log.debug("no motion hint: %s", exc)
         return
@@ -248,6 +255,25 @@ def motion_hint(ctx: Any, scene: Any, config: Any, schedule: SampleSchedule, dof
         log.warning("frame %d moves up to %.0f px while the shutter is open: its %d "
                     "sub-frames show as copies about %.0f px apart; %s", k, moved, count,
                     moved / count, _motion_fix(config, reconstruct, moved))
+    _sun_hint(k, sun * f, count, config, scene.light_angle)
+
+
+def _sun_hint(k: int, wide: float, count: int, config: Any, angle: float) -> None:
+    """A warning where the sun's penumbra on frame ``k`` (``wide`` px: :func:`penumbra_px`)
+    spreads its ``count`` points of the disk more than twice :data:`GAP_DOF_PX` apart, as
+    :func:`lens_hint` says of the lens's (was: 8 copies of a shadow under light_angle 20,
+    drawn without a word at the default count, a new user's trial)."""
+    if wide / math.sqrt(count) <= 2 * GAP_DOF_PX:
+        return
+    want = needed(0.0, wide, False, (1, 10**9))
+    lo, most = config.samples_range
+    fix = (f"--samples auto (about {want} here)" if want <= most else
+           f"--samples auto --samples-range {lo}:{want} (the range now stops at {most})"
+           if want <= MAX_SAMPLES else f"--samples {MAX_SAMPLES}, or a smaller light_angle")
+    log.warning("frame %d's soft shadows spread up to %.0f px (light_angle %g, the sun's "
+                "penumbra): its %d points of the sun's disk show as copies about %.0f px "
+                "apart; %s blurs them smoothly", k, wide, angle, count,
+                wide / math.sqrt(count), fix)
 
 
 def _motion_fix(config: Any, reconstruct: bool, moved: float) -> str:

@@ -198,6 +198,8 @@ class ShadowPass:
             model: compile_program(ctx, defined(glsl("mesh.vert"), defines), _NOTHING, None)
             for model, defines in ((False, ""), (True, DEFINE))}
         self.spots: list[ShadowPass] = []
+        self.seen_by: tuple | None = None  # the sun's map's world -> (s, t, depth), the
+        #      metres of its depth 0..1 and of a texel (engine/penumbra.py reads it back)
 
     def _make(self, size: int) -> None:
         """The map and its framebuffer, ``size`` texels a side (those of another size gone)."""
@@ -229,10 +231,12 @@ class ShadowPass:
 
         w, h = renderer.size
         box = fit(renderer.scene, w / h, light, lens, seen)
+        self.seen_by = None
         if box is None:
             return OFF
         view, proj, texel = light_frame(*box)
         self.keep(renderer, (view, proj, box[3]), lens, rates, UNIT)
+        self.seen_by = (TO_MAP @ proj @ view, float(texel[0] / texel[2]), float(texel[0]))
         return {"u_shadows": 1, "u_shadow_map": UNIT, "u_light_matrix": TO_MAP @ proj @ view,
                 "u_shadow_texel": tuple(texel.tolist())}
 
