@@ -236,21 +236,7 @@ def test_a_spots_shadow_resolution_sets_its_map(gl_context, monkeypatch):
     assert (fine[..., 0][margin] == automatic[..., 0][margin]).mean() > 0.999
 
 
-def test_point_lamps_and_a_fifth_spot_are_refused_in_one_line():
-    with pytest.raises(InputError) as caught:
-        hf.PointLight(shadows=True)
-    assert str(caught.value) == (
-        "PointLight.shadows=True: a point lamp casts no shadows (it would need a cube map, "
-        "six depth maps, one a side); use hf.SpotLight(shadows=True) aimed at what should "
-        "cast, or leave it False")
-    assert hf.PointLight(shadows=False).shadows is False
-    with pytest.raises(InputError) as caught:  # (was: taken, and nothing done with it)
-        hf.PointLight(shadow_resolution=512)
-    assert str(caught.value) == (
-        "PointLight.shadow_resolution=512: a point lamp casts no shadows, so it has no "
-        "shadow map to size; use hf.SpotLight(shadows=True, shadow_resolution=...), or "
-        "leave it None")
-    assert hf.PointLight(shadow_resolution=None).shadow_resolution is None
+def test_a_bad_shadow_resolution_and_a_fifth_shadowed_spot_are_refused_in_one_line():
     with pytest.raises(InputError) as caught:
         hf.SpotLight(shadow_resolution=100)
     assert str(caught.value) == ("SpotLight.shadow_resolution=100 must be an integer "
@@ -262,9 +248,10 @@ def test_point_lamps_and_a_fifth_spot_are_refused_in_one_line():
     scene.add(hf.SpotLight())  # (no shadows: not counted)
     with pytest.raises(InputError) as caught:
         scene.add(hf.SpotLight(shadows=True))
-    assert str(caught.value) == ("add(): this SpotLight would make 5 spots with shadows=True; "
-                                 "up to 4 cast shadows at once (a depth map each): set "
-                                 "shadows=False on one")
+    assert str(caught.value) == ("add(): this SpotLight would make 5 lamps with shadows=True; "
+                                 "up to 4 cast shadows at once (hf.PointLight and "
+                                 "hf.SpotLight together, a depth map each): set shadows=False "
+                                 "on one")
 
 
 @pytest.mark.usefixtures("gl_context")
@@ -299,8 +286,9 @@ def test_four_spots_cast_and_a_fifth_set_in_update_is_refused_in_one_line(gl_con
     scene.count = 4
     with pytest.raises(InputError) as caught:
         draw(gl_context(), scene)
-    assert str(caught.value) == ("the scene has 5 spots with shadows=True; up to 4 cast "
-                                 "shadows at once (a depth map each): set shadows=False on one")
+    assert str(caught.value) == ("the scene has 5 lamps with shadows=True; up to 4 cast "
+                                 "shadows at once (hf.PointLight and hf.SpotLight together, a "
+                                 "depth map each): set shadows=False on one")
 
 
 @pytest.mark.usefixtures("gl_context")
@@ -324,7 +312,7 @@ def test_the_lamps_scenes_shadow_in_every_mode(tmp_path, modes):
 
 
 def test_a_spots_shadow_resolution_without_shadows_is_said_once(tmp_path, caplog):
-    """A spot's shadow_resolution with shadows=False sizes nothing (only a spot with
+    """A spot's shadow_resolution with shadows=False sizes nothing (only a lamp with
     shadows=True draws a map): was taken without a word; now a warning naming it, once
     (two stills in one process: one warning); a spot with shadows=True, none."""
     from hfrender.cli import main
@@ -340,5 +328,5 @@ def test_a_spots_shadow_resolution_without_shadows_is_said_once(tmp_path, caplog
                          "32x18", "--samples", "1", "-t", "0.5", "--quiet"]) == 0
     assert [r.getMessage() for r in caplog.records if "shadow_resolution" in r.getMessage()] \
         == ["Idle: self.key.shadow_resolution=1024 does nothing while its shadows=False (as "
-            "at t=0.5 s): only a spot with shadows=True draws a map; set shadows=True, or "
+            "at t=0.5 s): only a lamp with shadows=True draws a map; set shadows=True, or "
             "leave shadow_resolution None"]

@@ -10,6 +10,7 @@ from typing import Any
 
 GL_LINK_STATUS = 0x8B82
 GL_DEPTH_CLAMP = 0x864F  # core since 3.2; not among moderngl's enable flags
+GL_CLIP_DISTANCE0 = 0x3000  # core since 3.0; nor this
 SCAN = 64  # names below a new program's looked at for the one a failed compile left
 
 
@@ -29,9 +30,20 @@ def depth_clamp(on: bool) -> None:
     """``GL_DEPTH_CLAMP`` on (or off) on the current context: what lies nearer than the
     near plane or past the far one is drawn at their depth, not clipped (nothing where
     there is no libEGL)."""
+    enable(GL_DEPTH_CLAMP, on)
+
+
+def clip_distance(on: bool) -> None:
+    """``GL_CLIP_DISTANCE0`` on (or off) on the current context: what a vertex shader's
+    ``gl_ClipDistance[0]`` puts below 0 is clipped (a point lamp's map: its bulb)."""
+    enable(GL_CLIP_DISTANCE0, on)
+
+
+def enable(capability: int, on: bool) -> None:
+    """``glEnable`` (or ``glDisable``) ``capability`` (nothing where there is no libEGL)."""
     call = gl_function("glEnable" if on else "glDisable", None, ctypes.c_uint)
     if call is not None:
-        call(GL_DEPTH_CLAMP)
+        call(capability)
 
 
 def release_failed_program() -> bool:

@@ -1,9 +1,9 @@
-"""The shadows of the spots with ``shadows=True`` (:class:`~hfrender.scene.lamps.SpotLight`):
-a perspective depth map from each, drawn and kept as the directional light's is (a
-:class:`~hfrender.renderer.shadows.ShadowPass` a spot, sharing the sun's depth-only
-programs: redrawn only when its casters or the lamp move), read by ``hf_lamps()``
-(``shaders/glsl/mesh_header.frag``) with the same four compared taps, normal offset and
-slope bias as ``hf_shadow()``.
+"""The shadows of the lamps with ``shadows=True`` (:class:`~hfrender.scene.lamps.SpotLight`,
+:class:`~hfrender.scene.lamps.PointLight`): perspective depth maps from each, drawn and
+kept as the directional light's is (a :class:`~hfrender.renderer.shadows.ShadowPass` a
+lamp, sharing the sun's depth-only programs: redrawn only when its casters or the lamp
+move), read by ``hf_lamps()`` (``shaders/glsl/mesh_header.frag``: ``hf_lamp_shadow()``)
+with the same four compared taps, normal offset and slope bias as ``hf_shadow()``.
 
 A spot's map looks along its axis from where it is, its field of view the cone's angle
 (and two texels; at most :data:`WIDEST` degrees across: a wider cone's shadows end
@@ -12,6 +12,13 @@ casters' nearest, never under :data:`NEAREST` of far: a caster nearer is drawn a
 plane's depth, ``GL_DEPTH_CLAMP``, not clipped), its size automatic as the sun's
 (:func:`~hfrender.renderer.shadows.map_size`, where the camera sees the scene) or the
 lamp's ``shadow_resolution``.
+
+A point lamp's map is six such maps of 90 degrees (and two texels), one along each of
+the world's axes (:data:`FACES`: a cube's faces), in one texture of 3 x 2 of them
+(:func:`~hfrender.renderer.shadows.tiles`), their near and far planes fitted to the
+objects' boxes' distances along the axes (:func:`point_frame`); what lies within the
+lamp's ``radius`` casts nothing (its bulb). Its faces' size is automatic (within
+:data:`POINT_SIZES`: six of 4096 would be 400 MB) or its ``shadow_resolution``.
 """
 
 from __future__ import annotations
@@ -29,19 +36,33 @@ from hfrender.renderer.shadows import (
     map_size,
     seen_region,
 )
-from hfrender.scene.lamps import MAX_LAMPS, SpotLight, lamps_of, lit_now, too_many_shadows
+from hfrender.scene.lamps import MAX_LAMPS, Lamp, SpotLight, lamps_of, lit_now, too_many_shadows
 
 WIDEST = 160.0  # degrees: the widest map a spot draws
 NEAREST = 1e-3  # a map's near plane at least this share of its far one (depth precision)
+FACES = np.array([(1.0, 0, 0), (-1.0, 0, 0), (0, 1.0, 0), (0, -1.0, 0), (0, 0, 1.0),
+                  (0, 0, -1.0)])  # a point lamp's faces' ways (mesh_header.frag's order)
+CUBE_AXES = np.stack([light_axes(-way) for way in FACES])  # their right, up, back (rows)
+POINT_SIZES = (512, 2048)  # the least and most texels a side of a point lamp's face
 
 
-def shadowed(scene: Any) -> list[tuple[int, SpotLight]]:
-    """The spots lit now that cast shadows, each with its place among the lit lamps (its
+def shadowed(scene: Any) -> list[tuple[int, Lamp]]:
+    """The lamps lit now that cast shadows, each with its place among the lit lamps (its
     row of ``hf_lamps()``' arrays); more than four with ``shadows=True`` (set in
     ``update``) refused in one line."""
     too_many_shadows(lamps_of(scene), "the scene has")
-    return [(k, lamp) for k, lamp in enumerate(lit_now(scene))
-            if isinstance(lamp, SpotLight) and lamp.shadows]
+    return [(k, lamp) for k, lamp in enumerate(lit_now(scene)) if lamp.shadows]
+
+
+def _perspective(spread: float, size: int, near: float, far: float) -> tuple:
+    """(projection, texel) of a map ``spread`` (the tangent of half its angle) across,
+    widened by 2 texels each way (the taps at its edge), looking down -z (y flipped, as
+    the sun's and the camera's)."""
+    spread *= size / (size - 4)
+    proj = np.zeros((4, 4))
+    proj[0, 0], proj[1, 1], proj[3, 2] = 1 / spread, -1 / spread, -1.0
+    proj[2, 2:] = -(far + near) / (far - near), -2 * far * near / (far - near)
+    return proj, (2 * spread / size, 1 / size, near, far)
 
 
 def spot_frame(scene: Any, lamp: SpotLight, aspect: float, lens: tuple,
@@ -63,33 +84,61 @@ def spot_frame(scene: Any, lamp: SpotLight, aspect: float, lens: tuple,
         [box for box, _ in seen])) - at) @ aim), near, far))
     depth = float((at + aim * middle - np.asarray(eye)) @ np.asarray(forward))
     size = map_size(cam, lamp.shadow_resolution, 2 * spread * middle, depth, pixels)
-    spread *= size / (size - 4)  # (2 texels more each way: the taps at the cone's edge)
     view = np.eye(4)
     view[:3, :3] = light_axes(-aim)
     view[:3, 3] = -view[:3, :3] @ at
-    proj = np.zeros((4, 4))  # (y flipped, as the sun's and the camera's)
-    proj[0, 0], proj[1, 1], proj[3, 2] = 1 / spread, -1 / spread, -1.0
-    proj[2, 2:] = -(far + near) / (far - near), -2 * far * near / (far - near)
-    return view, proj, size, (2 * spread / size, 1 / size, near, far)
+    proj, texel = _perspective(spread, size, near, far)
+    return view, proj, size, texel
 
 
-def spot_maps(sun: ShadowPass, renderer: Any, spots: list, lens: tuple,
+def point_frame(scene: Any, lamp: Lamp, aspect: float, lens: tuple,
+                seen: list[tuple[np.ndarray, bool]]) -> tuple | None:
+    """(views, projection, size, texel, sphere) of point ``lamp``'s map of ``scene`` as it
+    is now (``seen``: :func:`spot_frame`'s): its six faces' views (:data:`FACES`), their
+    one projection (90 degrees), their size and texel (:func:`spot_frame`'s) and the
+    sphere within which nothing casts (where it is, its ``radius``). Its near and far
+    planes: the boxes' least and most distances along the axes (the casters' least, never
+    under the radius's least beyond it nor :data:`NEAREST` of far). None where no opaque
+    object is visible."""
+    at, casters = lamp.world_position(), [box for box, cast in seen if cast]
+    far = max((float(np.abs(box - at).max()) for box, _ in seen), default=0.0) * 1.01
+    if not casters or far <= 0.0:
+        return None
+    gap = min(float(np.maximum(0.0, np.maximum(box.min(0) - at, at - box.max(0))).max())
+              for box in casters)  # (a caster's box's least distance along the axes)
+    near = max(max(gap, lamp.radius / math.sqrt(3)) * 0.99, far * NEAREST)
+    cam, (eye, forward, pixels) = scene.camera, lens
+    region = seen_region(cam, aspect, np.concatenate([box for box, _ in seen]))
+    middle = float(np.clip(np.median(np.abs(region - at).max(1)), near, far))
+    depth = float(np.median((region - np.asarray(eye)) @ np.asarray(forward)))
+    size = map_size(cam, lamp.shadow_resolution, 2 * middle, depth, pixels, POINT_SIZES)
+    views = np.tile(np.eye(4), (len(FACES), 1, 1))
+    views[:, :3, :3], views[:, :3, 3] = CUBE_AXES, -CUBE_AXES @ at
+    proj, texel = _perspective(1.0, size, near, far)
+    return views, proj, size, texel, (*at.tolist(), float(lamp.radius))
+
+
+def lamp_maps(sun: ShadowPass, renderer: Any, lamps: list, lens: tuple,
               rates: np.ndarray, seen: list) -> dict:
-    """The maps of ``spots`` (:func:`shadowed`; ``seen``: the visible objects' boxes,
+    """The maps of ``lamps`` (:func:`shadowed`; ``seen``: the visible objects' boxes,
     :func:`~hfrender.renderer.shadows.boxes`) drawn for now, each by a pass of ``sun``'s
     :attr:`~ShadowPass.spots` (made the first time) and bound to its unit; the uniforms
     ``hf_lamps()`` reads them by: ``u_lamp_shadow`` (a lamp's map, 1..4; 0: none),
     ``u_spot_matrix`` (world -> the map's s, t, depth, times w: the distance along the
-    axis) and ``u_spot_texel`` (:func:`spot_frame`'s texel)."""
+    axis; a point lamp's from its face's frame, ``u_cube_axes`` times the way from the
+    lamp) and ``u_spot_texel`` (:func:`spot_frame`'s texel)."""
     w, h = renderer.size
-    framed = [(k, spot_frame(renderer.scene, lamp, w / h, lens, seen)) for k, lamp in spots]
+    framed = [(k, (spot_frame if isinstance(lamp, SpotLight) else point_frame)(
+        renderer.scene, lamp, w / h, lens, seen)) for k, lamp in lamps]
     framed = [(k, frame) for k, frame in framed if frame is not None]
     while len(sun.spots) < len(framed):
         sun.spots.append(ShadowPass(sun.ctx, sun.programs))
     which, matrices, texels = [0] * MAX_LAMPS, [np.eye(4)] * len(SPOT_UNITS), \
         [(0.0,) * 4] * len(SPOT_UNITS)
-    for slot, (k, (view, proj, size, texel)) in enumerate(framed):  # (4 at most: shadowed)
-        sun.spots[slot].keep(renderer, (view, proj, size), lens, rates, SPOT_UNITS[slot])
-        which[k], matrices[slot], texels[slot] = slot + 1, TO_MAP @ proj @ view, texel
+    for slot, (k, frame) in enumerate(framed):  # (4 at most: shadowed)
+        sun.spots[slot].keep(renderer, frame[:3] + frame[4:], lens, rates, SPOT_UNITS[slot])
+        view = frame[0] if frame[0].ndim == 2 else np.eye(4)  # (a face's: in the shader)
+        which[k], matrices[slot], texels[slot] = slot + 1, TO_MAP @ frame[1] @ view, frame[3]
     return {"u_lamp_shadow": which, "u_spot_texel": texels,
-            "u_spot_matrix": [tuple(m.T.ravel().tolist()) for m in matrices]}
+            "u_spot_matrix": [tuple(m.T.ravel().tolist()) for m in matrices],
+            "u_cube_axes": [tuple(a.T.ravel().tolist()) for a in CUBE_AXES]}

@@ -12,8 +12,9 @@ fitted across the light to the part of the visible objects' boxes (:func:`~hfren
 scene.in_view.corners`) that the camera sees, along it to all of them (was: all of them
 either way, so a 100 m floor spread the map's texels over 100 m); its size follows the
 output's pixels (:func:`map_size`). The surface shaders read it through ``hf_shadow()``
-(``shaders/glsl/mesh_header.frag``). A :class:`ShadowPass` draws and keeps the spots' maps
-too (``SpotLight(shadows=True)``: :mod:`hfrender.renderer.lamp_shadows`).
+(``shaders/glsl/mesh_header.frag``). A :class:`ShadowPass` draws and keeps the lamps' maps
+too (``SpotLight(shadows=True)``, ``PointLight(shadows=True)``:
+:mod:`hfrender.renderer.lamp_shadows`).
 """
 
 from __future__ import annotations
@@ -23,7 +24,7 @@ from typing import Any
 
 import numpy as np
 
-from hfrender.renderer.gl_raw import depth_clamp
+from hfrender.renderer.gl_raw import clip_distance, depth_clamp
 from hfrender.renderer.models import DEFINE, defined
 from hfrender.renderer.programs import compile_program, glsl
 from hfrender.scene.in_view import corners
@@ -34,12 +35,14 @@ from hfrender.scene.text import is_text
 SIZES = (512, 4096)  # the least and most texels a side of an automatic map (map_size)
 STEP = 256  # its sizes' step
 UNIT = 7  # the texture unit the map is read from (a sampler2DShadow: no other's unit)
-SPOT_UNITS = tuple(range(UNIT + 1, UNIT + 1 + MAX_SHADOWED))  # the spots' maps' units
+SPOT_UNITS = tuple(range(UNIT + 1, UNIT + 1 + MAX_SHADOWED))  # the lamps' maps' units
 OFF = {"u_shadows": 0, "u_shadow_map": UNIT, "u_lamp_shadow": [0] * MAX_LAMPS,
        **{f"u_spot_map{k}": unit for k, unit in enumerate(SPOT_UNITS)}}  # (the units set
 #                  even so: samplers of two types on unit 0 would make a model's draw an error)
 TO_MAP = np.array([[0.5, 0, 0, 0.5], [0, 0.5, 0, 0.5], [0, 0, 0.5, 0.5], [0, 0, 0, 1.0]])
+ATLAS = (3, 2)  # a point lamp's map: its six faces' tiles across and up (hf_lamp_shadow)
 _NOTHING = "#version 330 core\nvoid main() {}\n"  # depth only
+_DEPTH_ONLY = "#define HF_DEPTH_ONLY 1\n"  # (mesh.vert: u_clip_sphere)
 _UP = np.array([[0.0, 0.0, 1.0], [1.0, 0.0, 0.0]])  # the map's up: z, else x (light along z)
 _EDGES = np.array([(a, a | bit) for a in range(8) for bit in (1, 2, 4) if not a & bit])
 _SIGNS = np.array([[x, y, z] for x in (-1, 1) for y in (-1, 1) for z in (-1, 1)], np.float64)
@@ -112,23 +115,24 @@ def seen_region(camera: Any, aspect: float, points: np.ndarray) -> np.ndarray:
     return found if len(found) else points
 
 
-def map_size(cam: Any, fixed: int | None, extent: float, depth: float, pixels: float) -> int:
+def map_size(cam: Any, fixed: int | None, extent: float, depth: float, pixels: float,
+             sizes: tuple[int, int] = SIZES) -> int:
     """The map's texels a side: ``fixed`` (a ``shadow_resolution``), else as many as make a
     texel no larger than half an output pixel where the map's middle is seen (``depth``
     from the eye; ``pixels``: a metre's 1 m in front of it, :meth:`SceneRenderer.
     _pixels_a_metre`) across the map's ``extent`` (metres), in :data:`STEP` s within
-    :data:`SIZES` (a texel of a whole pixel put a slanted light's edge 1-2 px off)."""
+    ``sizes`` (a texel of a whole pixel put a slanted light's edge 1-2 px off)."""
     if fixed is not None:
         return int(fixed)
     pixel = (1.0 if cam.orthographic else max(depth, cam.near)) / pixels
     want = STEP * math.ceil(2 * extent / pixel / STEP)  # (a texel: half a pixel or less)
-    return int(min(max(want, SIZES[0]), SIZES[1]))
+    return int(min(max(want, sizes[0]), sizes[1]))
 
 
 def boxes(scene: Any) -> list[tuple[np.ndarray, bool]]:
     """Each visible object's box (:func:`~hfrender.scene.in_view.corners`, (8, 3) in the
     world) and whether it casts (:func:`casts`), as ``scene`` is now: found once a
-    sub-frame for the sun's map (:func:`fit`) and every spot's."""
+    sub-frame for the sun's map (:func:`fit`) and every lamp's."""
     return [(corners(obj)[:, :3], casts(obj)) for obj in scene.objects
             if drawn_opacity(obj) > 0]
 
@@ -160,8 +164,15 @@ def fit(scene: Any, aspect: float, light: np.ndarray, lens: tuple,
                                   depth, pixels)
 
 
+def tiles(count: int, size: int) -> list[tuple[int, int, int, int]]:
+    """The viewports of ``count`` maps of ``size`` texels a side in one texture: 1, or a
+    point lamp's six faces, face ``f`` at column ``f % 3``, row ``f // 3`` (:data:`ATLAS`)."""
+    cols = 1 if count == 1 else ATLAS[0]
+    return [(f % cols * size, f // cols * size, size, size) for f in range(count)]
+
+
 def casts(obj: Any) -> bool:
-    """Whether ``obj`` casts shadows (the sun's and the spots'): drawn opaque (opacity 1,
+    """Whether ``obj`` casts shadows (the sun's and the lamps'): drawn opaque (opacity 1,
     :func:`~hfrender.scene.nodes.drawn_opacity`: visible, its groups too), not a text."""
     return drawn_opacity(obj) >= 1.0 and not is_text(obj.geometry)
 
@@ -186,29 +197,35 @@ def casting(renderer: Any, box: tuple, lens: tuple) -> bytes:
 
 class ShadowPass:
     """A shadow map, its framebuffer and the depth-only programs, for one renderer: the
-    directional light's, holding the shadowed spots' (:attr:`spots`, sharing its programs:
-    :mod:`hfrender.renderer.lamp_shadows`)."""
+    directional light's, holding the shadowed lamps' (:attr:`spots`, sharing its programs:
+    :mod:`hfrender.renderer.lamp_shadows`). A point lamp's map is six square faces in one
+    texture, :data:`ATLAS` of them across and up (:func:`tiles`)."""
 
     def __init__(self, ctx: Any, programs: dict | None = None) -> None:
 
         self.ctx, self.size, self.map, self.fbo = ctx, 0, None, None
+        self.faces, self.made = 1, (0, 1)  # the maps it holds (6: a point lamp's), as made
         self.key = b""  # what the map was drawn of (casting)
-        self.own = programs is None  # (a spot's are its sun's)
+        self.own = programs is None  # (a lamp's are its sun's)
         self.programs = programs or {
-            model: compile_program(ctx, defined(glsl("mesh.vert"), defines), _NOTHING, None)
+            model: compile_program(ctx, defined(glsl("mesh.vert"), _DEPTH_ONLY + defines),
+                                   _NOTHING, None)
             for model, defines in ((False, ""), (True, DEFINE))}
         self.spots: list[ShadowPass] = []
         self.seen_by: tuple | None = None  # the sun's map's world -> (s, t, depth), the
         #      metres of its depth 0..1 and of a texel (engine/penumbra.py reads it back)
 
     def _make(self, size: int) -> None:
-        """The map and its framebuffer, ``size`` texels a side (those of another size gone)."""
+        """The map and its framebuffer, ``size`` texels a side, :attr:`faces` of them
+        (those of another size gone)."""
         import moderngl
 
-        if size == self.size:
+        if (size, self.faces) == self.made:
             return
         self._drop()
-        self.key, self.size, self.map = b"", size, self.ctx.depth_texture((size, size))
+        cols, rows = (1, 1) if self.faces == 1 else ATLAS
+        self.key, self.size, self.made = b"", size, (size, self.faces)
+        self.map = self.ctx.depth_texture((size * cols, size * rows))
         self.map.compare_func = "<="  # sampler2DShadow: 1 where the point is nearer
         self.map.filter = (moderngl.LINEAR, moderngl.LINEAR)  # 2x2 compared, weighted
         self.map.repeat_x = self.map.repeat_y = False
@@ -242,36 +259,46 @@ class ShadowPass:
 
     def keep(self, renderer: Any, box: tuple, lens: tuple, rates: np.ndarray,
              unit: int) -> None:
-        """The map of ``box`` (view, projection, texels a side) drawn unless the one drawn
-        last is of the same (:func:`casting`), bound to ``unit``. ``lens``: the sub-frame's,
+        """The map of ``box`` (view, projection, texels a side; a point lamp's: its six
+        faces' views and its sphere, :meth:`_draw`) drawn unless the one drawn last is of
+        the same (:func:`casting`), bound to ``unit``. ``lens``: the sub-frame's,
         so a sphere's mesh is the one its colour is drawn with; ``rates``: its clip rates,
         unused by the map but asked with its colour's, so a skinned part is posed once for
         both (:func:`~hfrender.renderer.models.poser`)."""
+        views = np.reshape(box[0], (-1, 4, 4))
+        self.faces = len(views)
         self._make(box[2])
         key = casting(renderer, box, lens)
         if key != self.key:  # (another time, or anything in it moved: drawn anew)
             self.key = key
-            self._draw(renderer, box[0], box[1], lens, rates)
+            self._draw(renderer, views, box[1], lens, rates, box[3] if len(box) > 3 else None)
         self.map.use(unit)
 
-    def _draw(self, renderer: Any, view: np.ndarray, proj: np.ndarray, lens: tuple,
-              rates: np.ndarray) -> None:
-        """Draw the map seen by ``view`` and ``proj``."""
+    def _draw(self, renderer: Any, views: np.ndarray, proj: np.ndarray, lens: tuple,
+              rates: np.ndarray, sphere: tuple | None) -> None:
+        """Draw the map seen by ``proj`` and each of ``views`` (1, or a point lamp's six
+        faces, each in its tile: :func:`tiles`); ``sphere`` (x, y, z, radius): what lies
+        within it casts nothing (a point lamp's bulb; None: all)."""
         import moderngl
 
         ctx = self.ctx
         self.fbo.use()
-        ctx.viewport = (0, 0, self.size, self.size)
         self.fbo.clear(depth=1.0)
         ctx.enable(moderngl.DEPTH_TEST)
         ctx.disable(moderngl.CULL_FACE)
         ctx.polygon_offset = (1.0, 1.0)  # slope-scaled, with the shaders' own bias
         depth_clamp(True)  # (a caster nearer a spot than its map's near plane, at most
-        try:  # 1/1000 of its far one, casts at depth 0: was clipped, and cast nothing)
-            renderer.draw_objects({"u_view": view, "u_proj": proj}, lens, self.program, rates)
+        clip_distance(sphere is not None)  # 1/1000 of its far one, casts at depth 0: was
+        # clipped); (llvmpipe clips by gl_ClipDistance even while it is off: radius 0 then)
+        shared = {"u_proj": proj, "u_clip_sphere": sphere or (0.0,) * 4}
+        try:
+            for view, viewport in zip(views, tiles(len(views), self.size), strict=True):
+                ctx.viewport = viewport
+                renderer.draw_objects({**shared, "u_view": view}, lens, self.program, rates)
         finally:
             ctx.polygon_offset = (0.0, 0.0)
             depth_clamp(False)
+            clip_distance(False)
 
     def release(self) -> None:
         for obj in self.programs.values() if self.own else ():
@@ -284,17 +311,17 @@ class ShadowPass:
 def shadow_map(renderer: Any, light: np.ndarray, lens: tuple, rates: np.ndarray) -> dict:
     """The uniforms by which ``renderer``'s surface shaders read its scene's shadow maps,
     drawn for now: the directional light's where the scene's ``shadows`` are on, its
-    shadowed spots' (:func:`~hfrender.renderer.lamp_shadows.spot_maps`); its
+    shadowed lamps' (:func:`~hfrender.renderer.lamp_shadows.lamp_maps`); its
     :class:`ShadowPass` made the first time; ``rates``: the sub-frame's clip rates,
     :meth:`ShadowPass.keep`). :data:`OFF` where neither casts."""
-    from hfrender.renderer.lamp_shadows import shadowed, spot_maps  # (it builds on this)
+    from hfrender.renderer.lamp_shadows import lamp_maps, shadowed  # (it builds on this)
 
     scene = renderer.scene
-    spots = shadowed(scene)
-    if not scene.shadows and not spots:
+    lamps = shadowed(scene)
+    if not scene.shadows and not lamps:
         return OFF
     if renderer.shadows is None:
         renderer.shadows = ShadowPass(renderer.ctx)
     seen = boxes(scene)  # (once for every map: was found again for each spot's)
     sun = renderer.shadows.draw(renderer, light, lens, rates, seen) if scene.shadows else OFF
-    return {**sun, **spot_maps(renderer.shadows, renderer, spots, lens, rates, seen)}
+    return {**sun, **lamp_maps(renderer.shadows, renderer, lamps, lens, rates, seen)}

@@ -316,12 +316,15 @@ def _inside_update(scene: Scene) -> bool:
     return False
 
 
-def shadow_resolution(what: str, value: object) -> int | None:
-    """A shadow map's size (a scene's or a spot's): None or a whole number 256..8192."""
+def shadow_resolution(what: str, value: object, most: int = 8192,
+                      sides: str = "") -> int | None:
+    """A shadow map's size (a scene's or a lamp's): None or a whole number 256..``most``
+    (a point lamp's 4096: its map holds 3 x 2 faces); ``sides``: what they are, said."""
     try:
-        return None if value is None else integer(value, what, 256, 8192)
+        return None if value is None else integer(value, what, 256, most)
     except InputError as exc:
-        raise type(exc)(f"{exc} texels a side, or None (from the output's size)") from None
+        raise type(exc)(f"{exc} texels a side{sides}, or None (from the output's size)") \
+            from None
 
 
 def _lighting(owner: str, name: str, value: object) -> object:

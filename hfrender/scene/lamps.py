@@ -2,9 +2,10 @@
 as objects are, set from ``t`` in ``update(t)`` as objects are, and placed in a parent's
 frame (``parent=group``) as objects are. They light the ``lambert`` and ``toon`` surfaces
 (and a scene's own shader through ``hf_lamps()``) on top of the scene's directional light;
-they are not drawn themselves. A spot with ``shadows=True`` casts shadows (up to
-:data:`MAX_SHADOWED` of them: a perspective depth map each,
-:mod:`hfrender.renderer.lamp_shadows`); a point lamp casts none (it would need a cube map).
+they are not drawn themselves. A lamp with ``shadows=True`` casts shadows (up to
+:data:`MAX_SHADOWED` of them, spots and point lamps together: a spot a perspective depth
+map, a point lamp six of 90 degrees, one a face of a cube, in one texture;
+:mod:`hfrender.renderer.lamp_shadows`).
 The renderer's side: uniform arrays, :mod:`hfrender.renderer.lamps`.
 
 Units: ``intensity`` is the light a surface facing the lamp 1 m away receives, in the
@@ -29,8 +30,10 @@ from hfrender.scene.nodes import PLACE_CHECKS, Group, Placed
 
 log = logging.getLogger(__name__)
 _SAID: set[tuple[str, str, int]] = set()  # idle shadow settings, said once (say_idle_shadows)
+_SAID: set[tuple[str, str, int]] = set()  # lamps' idle shadow_resolution, said once
 MAX_LAMPS = 8  # the shaders' uniform arrays (shaders/glsl/mesh_header.frag: HF_MAX_LAMPS)
-MAX_SHADOWED = 4  # spots casting shadows at once (mesh_header.frag: u_spot_map0..3)
+MAX_SHADOWED = 4  # lamps casting shadows at once (mesh_header.frag: u_spot_map0..3)
+POINT_MOST = 4096  # a point lamp's shadow_resolution at most (its map: 3 x 2 faces)
 DOWN = (0.0, -1.0, 0.0)  # a spot's direction unless given (y is up; Blender's points down)
 
 
@@ -43,6 +46,10 @@ class Lamp(Placed):
     what it lights. ``shadows``: a spot's cast by the opaque objects (a point lamp's
     refused), its map ``shadow_resolution`` texels a side (None: from the output's size; a
     point lamp's refused, a spot's without shadows warned of: :func:`say_idle_shadows`)."""
+    what it lights. ``shadows``: cast by the opaque objects (a point lamp's by those
+    beyond its ``radius``: not its bulb), its map ``shadow_resolution`` texels a side (a
+    point lamp's each of its six faces; None: from the output's size; without shadows
+    warned of: :func:`say_idle_resolution`)."""
 
     position: tuple = (0.0, 0.0, 0.0)
     color: tuple = (1.0, 1.0, 1.0)
@@ -72,7 +79,9 @@ class Lamp(Placed):
 
 @dataclass(eq=False)
 class PointLight(Lamp):
-    """A lamp shining every way (Blender's Point lamp); it casts no shadows."""
+    """A lamp shining every way (Blender's Point lamp); with ``shadows=True`` its map is
+    six 90-degree faces (a cube's), each ``shadow_resolution`` (256..:data:`POINT_MOST`)
+    texels a side."""
 
     @classmethod
     def value_checks(cls) -> dict:
@@ -129,25 +138,16 @@ def _angle(what: str, value: object) -> float:
     return float(value)
 
 
-def _no_shadows(what: str, value: object) -> bool:
-    if checks.flag(what, value):
-        raise InputError(f"{what}=True: a point lamp casts no shadows (it would need a cube "
-                         "map, six depth maps, one a side); use hf.SpotLight(shadows=True) "
-                         "aimed at what should cast, or leave it False")
-    return False
-
-
 def _resolution(what: str, value: object) -> int | None:
     from hfrender.scene import shadow_resolution  # (the scene's own rule: at run time)
 
     return shadow_resolution(what, value)
 
 
-def _no_resolution(what: str, value: object) -> None:
-    if value is not None:
-        raise InputError(f"{what}={checks.shown(value)}: a point lamp casts no shadows, so "
-                         "it has no shadow map to size; use hf.SpotLight(shadows=True, "
-                         "shadow_resolution=...), or leave it None")
+def _point_resolution(what: str, value: object) -> int | None:
+    from hfrender.scene import shadow_resolution
+
+    return shadow_resolution(what, value, POINT_MOST, " (each of its map's six faces)")
 
 
 _CHECKS = {
@@ -166,7 +166,7 @@ _CHECKS = {
     "shadows": checks.flag,
     "shadow_resolution": _resolution,
 }
-_POINT_CHECKS = {**_CHECKS, "shadows": _no_shadows, "shadow_resolution": _no_resolution}
+_POINT_CHECKS = {**_CHECKS, "shadow_resolution": _point_resolution}
 
 
 def lamps_of(scene: Any) -> list[Lamp]:
@@ -181,18 +181,19 @@ def put(scene: Any, lamp: Lamp) -> None:
         raise InputError(f"add(): this {type(lamp).__name__} would be the scene's "
                          f"{len(lamps) + 1}th lamp; a scene has up to {MAX_LAMPS} "
                          "(hf.PointLight and hf.SpotLight together)")
-    if isinstance(lamp, SpotLight) and lamp.shadows:
-        too_many_shadows([*lamps, lamp], "add(): this SpotLight would make")
+    if lamp.shadows:
+        too_many_shadows([*lamps, lamp], f"add(): this {type(lamp).__name__} would make")
     lamps.append(lamp)
 
 
 def too_many_shadows(lamps: list[Lamp], told: str) -> None:
     """Refuse, in one line (``told`` first), more than :data:`MAX_SHADOWED` of ``lamps``
     casting shadows."""
-    count = sum(isinstance(lamp, SpotLight) and lamp.shadows for lamp in lamps)
+    count = sum(lamp.shadows for lamp in lamps)
     if count > MAX_SHADOWED:
-        raise InputError(f"{told} {count} spots with shadows=True; up to {MAX_SHADOWED} cast "
-                         "shadows at once (a depth map each): set shadows=False on one")
+        raise InputError(f"{told} {count} lamps with shadows=True; up to {MAX_SHADOWED} cast "
+                         "shadows at once (hf.PointLight and hf.SpotLight together, a depth "
+                         "map each): set shadows=False on one")
 
 
 def say_idle_shadows(scene: Any, t: float) -> None:
@@ -201,6 +202,10 @@ def say_idle_shadows(scene: Any, t: float) -> None:
     drawn: only a spot with shadows=True draws one), and once a scene class for a
     ``light_angle`` while its ``shadows`` are off (was: taken without a word, the scene
     lit as before: the angle softens shadows that are not cast)."""
+def say_idle_resolution(scene: Any, t: float) -> None:
+    """A warning, once a scene class and lamp, for each lamp with a ``shadow_resolution``
+    but ``shadows=False`` as the scene is at ``t`` (was: taken without a word, and no map
+    drawn: only a lamp with shadows=True draws one)."""
     cls, names = type(scene), checks.named(scene, lamps_of(scene))
     said = (cls.__module__, cls.__qualname__, -1)
     if scene.light_angle and not scene.shadows and said not in _SAID:
@@ -216,7 +221,7 @@ def say_idle_shadows(scene: Any, t: float) -> None:
             continue
         _SAID.add(said)
         log.warning("%s: %s.shadow_resolution=%d does nothing while its shadows=False (as "
-                    "at t=%.6g s): only a spot with shadows=True draws a map; set "
+                    "at t=%.6g s): only a lamp with shadows=True draws a map; set "
                     "shadows=True, or leave shadow_resolution None", cls.__name__,
                     name or f"its lamp {k + 1}", lamp.shadow_resolution, t)
 

@@ -12,6 +12,10 @@
 // opacities is one draw).
 uniform mat4 u_view;
 uniform mat4 u_proj;
+#ifdef HF_DEPTH_ONLY  // a shadow map's (hfrender/renderer/shadows.py)
+uniform vec4 u_clip_sphere;  // xyz, w: what lies within w of xyz is clipped (a point lamp's
+                             // radius: its bulb casts nothing), where GL_CLIP_DISTANCE0 is on
+#endif
 #ifdef HF_MODEL
 uniform mat4 u_model;
 uniform mat3 u_normal_matrix;
@@ -63,6 +67,9 @@ void main() {
     v_clip_rate = u_clip_rate * vec4(in_position, 1.0);
     v_object = vec4(u_color, u_emissive);
     v_opacity = u_opacity;
+#ifdef HF_DEPTH_ONLY
+    gl_ClipDistance[0] = distance(world.xyz, u_clip_sphere.xyz) - u_clip_sphere.w;
+#endif
 #ifdef HF_MODEL
     v_uv = in_uv;
     v_color = in_color;

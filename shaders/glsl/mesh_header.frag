@@ -7,7 +7,7 @@
 // lit, 0 in shadow; 1 wherever the scene's shadows are off), as lambert and toon do.
 // It may call hf_lamps(world, normal): the light of the scene's lamps (hf.PointLight,
 // hf.SpotLight) reaching the point, to multiply by the colour (0 where it has none); a
-// spot with shadows=True through its shadow map.
+// lamp with shadows=True through its shadow map.
 vec3 u_color;                // linear: the object's (v_object, set before shade())
 float u_emissive;
 float u_opacity;             // 1: opaque; below, blended over what lies behind (v_opacity)
@@ -31,14 +31,18 @@ uniform vec4 u_lamp_position[HF_MAX_LAMPS];  // world xyz; w: max(radius^2, 1e-8
 uniform vec4 u_lamp_color[HF_MAX_LAMPS];     // linear colour x intensity; w: a spot's
                                              // cos(angle / 2), -2 for a point lamp
 uniform vec4 u_lamp_aim[HF_MAX_LAMPS];       // a spot's unit direction; w: its blend in cosine
-uniform int u_lamp_shadow[HF_MAX_LAMPS];     // 1..4: the spot's shadow map (u_spot_map0..3,
+uniform int u_lamp_shadow[HF_MAX_LAMPS];     // 1..4: the lamp's shadow map (u_spot_map0..3,
                                              // hfrender/renderer/lamp_shadows.py); 0: none
-uniform sampler2DShadow u_spot_map0;  // the spots' depth of the opaque objects
+uniform sampler2DShadow u_spot_map0;  // the lamps' depth of the opaque objects (a point
+                                      // lamp's: six faces, 3 across, 2 up)
 uniform sampler2DShadow u_spot_map1;
 uniform sampler2DShadow u_spot_map2;
 uniform sampler2DShadow u_spot_map3;
 uniform mat4 u_spot_matrix[4];  // world -> the map's (s, t, depth) x w, w: along its axis
+                                // (a point lamp's: its face's frame -> its face's)
 uniform vec4 u_spot_texel[4];   // a texel's metres 1 m along the axis, in s-t; near, far
+uniform mat3 u_cube_axes[6];    // a point lamp's faces (+x -x +y -y +z -z): the way from
+                                // it -> the face's frame (right, up, back)
 
 centroid in vec3 v_normal;
 centroid in vec3 v_world;
@@ -71,15 +75,15 @@ vec3 hf_to_eye(vec3 world) {
     return u_orthographic != 0 ? -u_forward : normalize(u_eye - world);
 }
 
-// the share of four hardware-compared taps of `map` half a texel (`d`) about `at` that
-// lie nearer than `ref` (a 1-2 texel soft edge); at level 0 by textureLod: the callers
-// tap in non-uniform branches, where texture()'s implicit derivatives are undefined
-float hf_taps(sampler2DShadow map, vec2 at, float ref, float d) {
+// the share of four hardware-compared taps of `map` half a texel (`d`, in s and t) about
+// `at` that lie nearer than `ref` (a 1-2 texel soft edge); at level 0 by textureLod: the
+// callers tap in non-uniform branches, where texture()'s implicit derivatives are undefined
+float hf_taps(sampler2DShadow map, vec2 at, float ref, vec2 d) {
     float lit = 0.0;
-    lit += textureLod(map, vec3(at.x - d, at.y - d, ref), 0.0);
-    lit += textureLod(map, vec3(at.x + d, at.y - d, ref), 0.0);
-    lit += textureLod(map, vec3(at.x - d, at.y + d, ref), 0.0);
-    lit += textureLod(map, vec3(at.x + d, at.y + d, ref), 0.0);
+    lit += textureLod(map, vec3(at.x - d.x, at.y - d.y, ref), 0.0);
+    lit += textureLod(map, vec3(at.x + d.x, at.y - d.y, ref), 0.0);
+    lit += textureLod(map, vec3(at.x - d.x, at.y + d.y, ref), 0.0);
+    lit += textureLod(map, vec3(at.x + d.x, at.y + d.y, ref), 0.0);
     return 0.25 * lit;
 }
 
@@ -100,24 +104,41 @@ float hf_shadow(vec3 world, vec3 normal) {
     vec4 at = u_light_matrix * vec4(world + normal * (1.5 * u_shadow_texel.x * sine), 1.0);
     if (any(lessThan(at.xy, vec2(0.0))) || any(greaterThan(at.xy, vec2(1.0)))) return 1.0;
     float ref = min(at.z, 1.0) - u_shadow_texel.z * hf_slope(cosine, sine);
-    return hf_taps(u_shadow_map, at.xy, ref, 0.5 * u_shadow_texel.y);
+    return hf_taps(u_shadow_map, at.xy, ref, vec2(0.5 * u_shadow_texel.y));
 }
 
-// how much of spot `k`'s light (its map, u_spot_map<k>) reaches `world`, `l` the unit way
-// to the lamp: hf_shadow()'s taps, normal offset and bias, a texel's size as the map's at
-// the point's distance along the axis (w), the biased distance taken to the map's depth
-float hf_spot_shadow(int k, vec3 world, vec3 normal, vec3 l) {
+// world -> lamp map `k`'s (s, t, depth) x w, w: the distance along its axis; a point
+// lamp's (at `lamp`) in the cube face the point lies in (`face`: its tile, column and row)
+vec4 hf_lamp_map(int k, vec3 world, bool point, vec3 lamp, out vec2 face) {
+    face = vec2(0.0);
+    if (!point) return u_spot_matrix[k] * vec4(world, 1.0);
+    vec3 to = world - lamp, a = abs(to);
+    int f = a.x >= a.y && a.x >= a.z ? (to.x >= 0.0 ? 0 : 1)
+          : a.y >= a.z ? (to.y >= 0.0 ? 2 : 3) : (to.z >= 0.0 ? 4 : 5);
+    face = vec2(float(f % 3), float(f / 3));
+    return u_spot_matrix[k] * vec4(u_cube_axes[f] * to, 1.0);
+}
+
+// how much of lamp `i`'s light (its map `k`, u_spot_map<k>) reaches `world`, `l` the unit
+// way to the lamp: hf_shadow()'s taps, normal offset and bias, a texel's size as the
+// map's at the point's distance along the axis (w), the biased distance taken to the
+// map's depth; a point lamp's map (`point`) in the tile of the face the point lies in
+float hf_lamp_shadow(int k, int i, vec3 world, vec3 normal, vec3 l, bool point) {
     vec4 texel = u_spot_texel[k];
+    vec3 lamp = u_lamp_position[i].xyz;
     float cosine = clamp(dot(normal, l), 0.0, 1.0);
     float sine = sqrt(1.0 - cosine * cosine);
-    float metres = texel.x * (u_spot_matrix[k] * vec4(world, 1.0)).w;
-    vec4 at = u_spot_matrix[k] * vec4(world + normal * (1.5 * metres * sine), 1.0);
+    vec2 face;
+    float metres = texel.x * hf_lamp_map(k, world, point, lamp, face).w;
+    vec4 at = hf_lamp_map(k, world + normal * (1.5 * metres * sine), point, lamp, face);
     if (at.w <= 0.0) return 1.0;
     vec2 st = at.xy / at.w;
     if (any(lessThan(st, vec2(0.0))) || any(greaterThan(st, vec2(1.0)))) return 1.0;
     float away = max(at.w - metres * hf_slope(cosine, sine), 1e-30);
     float ref = min(texel.w / (texel.w - texel.z) * (1.0 - texel.z / away), 1.0);
-    float d = 0.5 * texel.y;
+    vec2 tiles = point ? vec2(3.0, 2.0) : vec2(1.0);  // (its faces across and up)
+    st = (face + st) / tiles;
+    vec2 d = 0.5 * texel.y / tiles;
     if (k == 0) return hf_taps(u_spot_map0, st, ref, d);
     if (k == 1) return hf_taps(u_spot_map1, st, ref, d);
     if (k == 2) return hf_taps(u_spot_map2, st, ref, d);
@@ -127,7 +148,7 @@ float hf_spot_shadow(int k, vec3 world, vec3 normal, vec3 l) {
 // the light of the lamps at `world` (`normal`: the side seen, unit), to multiply by the
 // surface's colour: each lamp's colour x intensity x max(0, n.l) / max(d^2, radius^2), a
 // spot's times its cone (Blender's: smoothstep over its blend, inside cos(angle / 2)) and,
-// where it has shadows=True, the share of it its shadow map lets through (hf_spot_shadow).
+// where it has shadows=True, the share of it its shadow map lets through (hf_lamp_shadow).
 vec3 hf_lamps(vec3 world, vec3 normal) {
     vec3 sum = vec3(0.0);
     for (int i = 0; i < u_lamp_count; ++i) {
@@ -139,9 +160,10 @@ vec3 hf_lamps(vec3 world, vec3 normal) {
         if (edge > -1.5) {  // a spot: its cone
             float c = dot(-l, u_lamp_aim[i].xyz);
             light *= soft > 0.0 ? smoothstep(0.0, 1.0, (c - edge) / soft) : step(edge, c);
-            int map = u_lamp_shadow[i];
-            if (map > 0 && light > 0.0) light *= hf_spot_shadow(map - 1, world, normal, l);
         }
+        int map = u_lamp_shadow[i];
+        if (map > 0 && light > 0.0)
+            light *= hf_lamp_shadow(map - 1, i, world, normal, l, edge < -1.5);
         sum += u_lamp_color[i].rgb * light;
     }
     return sum;
