@@ -18,7 +18,8 @@ the world's axes (:data:`FACES`: a cube's faces), in one texture of 3 x 2 of the
 (:func:`~hfrender.renderer.shadows.tiles`), their near and far planes fitted to the
 objects' boxes' distances along the axes (:func:`point_frame`); what lies within the
 lamp's ``radius`` casts nothing (its bulb). Its faces' size is automatic (within
-:data:`POINT_SIZES`: six of 4096 would be 400 MB) or its ``shadow_resolution``.
+:data:`POINT_SIZES`: six faces of 1024 are 25 MB of depth, of 4096 400 MB) or its
+``shadow_resolution``.
 """
 
 from __future__ import annotations
@@ -43,7 +44,7 @@ NEAREST = 1e-3  # a map's near plane at least this share of its far one (depth p
 FACES = np.array([(1.0, 0, 0), (-1.0, 0, 0), (0, 1.0, 0), (0, -1.0, 0), (0, 0, 1.0),
                   (0, 0, -1.0)])  # a point lamp's faces' ways (mesh_header.frag's order)
 CUBE_AXES = np.stack([light_axes(-way) for way in FACES])  # their right, up, back (rows)
-POINT_SIZES = (512, 2048)  # the least and most texels a side of a point lamp's face
+POINT_SIZES = (512, 1024)  # the least and most texels a side of a point lamp's face
 
 
 def shadowed(scene: Any) -> list[tuple[int, Lamp]]:

@@ -1,0 +1,93 @@
+"""What a lamp's shadows cost a sub-frame: scenes/lamps.py's floor, cube, ball and cone
+lit by one lamp 1.5 m up (the directional light off), each sub-frame as a render draws
+it (shadow maps, colour, read-back) at 640x360: a point lamp without shadows, with them,
+and a shadowed spot (60 degrees, down). ``moving``: the lamp moves a little every
+sub-frame, so its map is drawn every sub-frame; ``still``: it stands, its map kept.
+The kinds alternate in one process, round by round; median (min) of ``--rounds`` rounds
+of ``--draws`` sub-frames, ms a sub-frame.
+
+    python benchmarks/lamp_shadow_costs.py [--draws 12] [--rounds 7]
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import statistics
+import time
+
+import numpy as np
+
+import hfrender as hf
+from hfrender.renderer.contexts import create_context
+from hfrender.renderer.renderer import SceneRenderer
+
+SIZE = (640, 360)
+KINDS = {"point, no shadows": (hf.PointLight, False), "point, shadows": (hf.PointLight, True),
+         "spot, shadows": (hf.SpotLight, True)}
+
+
+def lamp_scene(kind: type, shadows: bool) -> hf.Scene:
+    """The scene, lit by a ``kind`` lamp casting ``shadows`` (a spot: 60 degrees, down)."""
+
+    class Lit(hf.Scene):
+        light_strength = 0
+        ambient = 0.05
+
+        def setup(self):
+            self.add(hf.Plane(scale=40, rotation=(-math.pi / 2, 0, 0), color=(0.5,) * 3))
+            self.add(hf.Cube(position=(-1.3, 0.45, -0.3), scale=0.9, rotation=(0, 0.6, 0)))
+            self.add(hf.Sphere(radius=0.5, position=(1.2, 0.5, 0.4)))
+            self.add(hf.Cone(position=(0.1, 0.5, -1.4), radius=0.4, height=1.0))
+            more = {"angle": 60.0} if kind is hf.SpotLight else {}
+            self.lamp = self.add(kind(position=(0.0, 1.5, 0.0), intensity=2.0,
+                                      shadows=shadows, **more))
+            self.camera.position = (0, 2.4, 5.5)
+            self.camera.look_at((0, 0.5, 0))
+
+    scene = Lit()
+    scene.setup()
+    return scene
+
+
+def round_of(renderer: SceneRenderer, draws: int, moving: bool, color: np.ndarray) -> float:
+    """ms a sub-frame over ``draws`` sub-frames (the lamp moved 1 cm each where
+    ``moving``)."""
+    start = time.perf_counter()
+    for i in range(draws):
+        renderer.scene.lamp.position = (0.01 * i * moving, 1.5, 0.0)
+        renderer.draw(i / draws, i)
+        renderer.read_into(color)
+    return (time.perf_counter() - start) / draws * 1e3
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--draws", type=int, default=12)
+    parser.add_argument("--rounds", type=int, default=7)
+    args = parser.parse_args()
+    glctx = create_context(size=SIZE)
+    renderers = {}
+    for name, (kind, shadows) in KINDS.items():
+        renderers[name] = SceneRenderer(glctx.ctx, lamp_scene(kind, shadows), SIZE, False)
+        renderers[name].prepare()
+    color = np.empty((SIZE[1], SIZE[0], 4), np.uint8)
+    for moving in (True, False):
+        took: dict[str, list[float]] = {name: [] for name in KINDS}
+        for name, renderer in renderers.items():  # (a warm-up round each)
+            round_of(renderer, 2, moving, color)
+        for _ in range(args.rounds):
+            for name, renderer in renderers.items():
+                took[name].append(round_of(renderer, args.draws, moving, color))
+        for name, times in took.items():
+            print(f"{'moving' if moving else 'still'}, {name}: "
+                  f"{statistics.median(times):.1f} ms a sub-frame ({min(times):.1f})")
+    for name, renderer in renderers.items():
+        maps = renderer.shadows.spots if renderer.shadows else []
+        print(f"{name}: maps {[m.map.size for m in maps]}")
+        renderer.release()
+    glctx.release()
+
+
+if __name__ == "__main__":
+    main()
