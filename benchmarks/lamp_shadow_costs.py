@@ -74,7 +74,7 @@ def main() -> None:
     color = np.empty((SIZE[1], SIZE[0], 4), np.uint8)
     for moving in (True, False):
         took: dict[str, list[float]] = {name: [] for name in KINDS}
-        for name, renderer in renderers.items():  # (a warm-up round each)
+        for renderer in renderers.values():  # (a warm-up round each)
             round_of(renderer, 2, moving, color)
         for _ in range(args.rounds):
             for name, renderer in renderers.items():

@@ -1,7 +1,8 @@
 """Lamps (hf.PointLight, hf.SpotLight): a warm firefly (a point lamp and a small glowing
 bulb in one hf.Group) circling a cube, a ball and a cone, and a cool spot from above
 following the ball (target=self.ball), the ball's shadow in its light (shadows=True; the
-point lamp casts none here: scenes/point_shadows.py has one that does). The lamps themselves are not drawn, as in Blender:
+point lamp casts none here: scenes/point_shadows.py has one that does). The lamps
+themselves are not drawn, as in Blender:
 the bulb is an emissive sphere beside the firefly's lamp, and it streaks as it moves.
 The directional light is off (light_strength = 0): the lamps and a faint ambient light
 the shapes. The picture in docs/rendering.md, Lamps:

@@ -3,7 +3,8 @@ of two walls, among a cube, a ball, a cone and a column, each casting its shadow
 from the bulb in every direction (onto the floor and both walls), the bulb itself (an
 emissive sphere within the lamp's radius) casting none. The directional light is off.
 The picture in docs/rendering.md, Lamps:
-hfrender still scenes/point_shadows.py --size 640x360 --samples 16 -o docs/images/point_shadows.png"""
+hfrender still scenes/point_shadows.py --size 640x360 --samples 16 \
+    -o docs/images/point_shadows.png"""
 
 import math
 
