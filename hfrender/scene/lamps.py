@@ -30,7 +30,6 @@ from hfrender.scene.nodes import PLACE_CHECKS, Group, Placed
 
 log = logging.getLogger(__name__)
 _SAID: set[tuple[str, str, int]] = set()  # idle shadow settings, said once (say_idle_shadows)
-_SAID: set[tuple[str, str, int]] = set()  # lamps' idle shadow_resolution, said once
 MAX_LAMPS = 8  # the shaders' uniform arrays (shaders/glsl/mesh_header.frag: HF_MAX_LAMPS)
 MAX_SHADOWED = 4  # lamps casting shadows at once (mesh_header.frag: u_spot_map0..3)
 POINT_MOST = 4096  # a point lamp's shadow_resolution at most (its map: 3 x 2 faces)
@@ -43,13 +42,10 @@ class Lamp(Placed):
     ``color`` (a display colour, as an object's) times ``intensity`` (>= 0: the light on a
     surface facing it 1 m away), falling off as 1 / max(d, radius)^2. ``visible = False``
     switches it off (so does a hidden Group it lies in). Never drawn: a lamp is seen by
-    what it lights. ``shadows``: a spot's cast by the opaque objects (a point lamp's
-    refused), its map ``shadow_resolution`` texels a side (None: from the output's size; a
-    point lamp's refused, a spot's without shadows warned of: :func:`say_idle_shadows`)."""
     what it lights. ``shadows``: cast by the opaque objects (a point lamp's by those
     beyond its ``radius``: not its bulb), its map ``shadow_resolution`` texels a side (a
     point lamp's each of its six faces; None: from the output's size; without shadows
-    warned of: :func:`say_idle_resolution`)."""
+    warned of: :func:`say_idle_shadows`)."""
 
     position: tuple = (0.0, 0.0, 0.0)
     color: tuple = (1.0, 1.0, 1.0)
@@ -197,15 +193,11 @@ def too_many_shadows(lamps: list[Lamp], told: str) -> None:
 
 
 def say_idle_shadows(scene: Any, t: float) -> None:
-    """A warning, once a scene class and lamp, for each spot with a ``shadow_resolution``
-    but ``shadows=False`` as the scene is at ``t`` (was: taken without a word, and no map
-    drawn: only a spot with shadows=True draws one), and once a scene class for a
-    ``light_angle`` while its ``shadows`` are off (was: taken without a word, the scene
-    lit as before: the angle softens shadows that are not cast)."""
-def say_idle_resolution(scene: Any, t: float) -> None:
     """A warning, once a scene class and lamp, for each lamp with a ``shadow_resolution``
     but ``shadows=False`` as the scene is at ``t`` (was: taken without a word, and no map
-    drawn: only a lamp with shadows=True draws one)."""
+    drawn: only a lamp with shadows=True draws one), and once a scene class for a
+    ``light_angle`` while its ``shadows`` are off (was: taken without a word, the scene
+    lit as before: the angle softens shadows that are not cast)."""
     cls, names = type(scene), checks.named(scene, lamps_of(scene))
     said = (cls.__module__, cls.__qualname__, -1)
     if scene.light_angle and not scene.shadows and said not in _SAID:
