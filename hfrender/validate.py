@@ -18,6 +18,7 @@ from hfrender.optics import MIN_BLUR_PX, Lens
 UNLIKELY_METRES = 1000.0  # integer depth read as metres this far away: millimetres, likely
 DTYPES = (np.dtype(np.uint8), np.dtype(np.uint16), np.dtype(np.float32))
 CHANNELS = (1, 3, 4)
+NO_DISPARITY = "a disparity must be a finite number (near is large; 0 or below is sky)"
 
 
 def frames(arr: np.ndarray, name: str = "frames", allow_single: bool = False) -> np.ndarray:
@@ -152,10 +153,11 @@ def _unit_axes(shape: tuple) -> tuple:
 
 
 def depth(arr: np.ndarray, frames_shape: tuple, name: str = "depth",
-          one_for_all: bool = False) -> np.ndarray:
+          one_for_all: bool = False, disparity: bool = False) -> np.ndarray:
     """Depth ``(N, H, W)`` (or ``(N, H, W, 1)``) matching ``frames_shape``, > 0, no NaN;
     ``one_for_all``: an ``(H, W)`` depth for every frame of a batch (a locked-off shot), as
-    a broadcast view (NumPy or CuPy)."""
+    a broadcast view (NumPy or CuPy); ``disparity``: ``arr`` is a disparity map's
+    :func:`hfrender.disparity.inverse`, its NaN a NaN or +inf of the map, said so."""
     want = frames_shape[:-1]
     if arr.shape != want and _unit_axes(arr.shape) == _unit_axes(want) and \
             arr.ndim <= len(want) + 2:  # (H, W, 1), (1, H, W), a tensor's (N, 1, H, W) ...
@@ -181,9 +183,13 @@ def depth(arr: np.ndarray, frames_shape: tuple, name: str = "depth",
         arr = arr.astype(np.float32, copy=False)  # NumPy or CuPy alike
     nan = np.isnan(arr)
     if nan.any():
-        where = tuple(int(i) for i in np.argwhere(nan)[0])
+        where, count = tuple(int(i) for i in np.argwhere(nan)[0]), int(nan.sum())
+        if disparity:  # (was: "NaN value(s) ...; depth must be a distance", an inf too)
+            raise InputError(f"{name} has {count} NaN or infinite "
+                             f"{'disparity' if count == 1 else 'disparities'}, the first at "
+                             f"index {where}; {NO_DISPARITY}")
         raise InputError(
-            f"{name} contains {int(nan.sum())} NaN value(s), the first at index {where}; "
+            f"{name} contains {count} NaN value(s), the first at index {where}; "
             "depth must be a distance > 0 (use inf for sky)"
         )
     bad = arr <= 0
@@ -288,12 +294,13 @@ _NOT_METRES = ("Depth must be metres from the camera (an inverse depth, or dispa
                "depth_kind='disparity', hfrender fx --depth-kind disparity)")
 
 
-def depth_frame(arr: np.ndarray, index: int, name: str = "depth", file: object = None
-                ) -> np.ndarray:
+def depth_frame(arr: np.ndarray, index: int, name: str = "depth", file: object = None,
+                disparity: bool = False) -> np.ndarray:
     """One frame ``(H, W)`` (or ``(H, W, 1)``) of a depth pass, checked as it is read:
     every value a distance > 0 (inf for sky). A bad value is named by the frame number
     ``index`` of the clip (and the ``file`` it came from: a sequence's) and the pixel
-    (x, y) in it; returns the frame as float32."""
+    (x, y) in it (``disparity``: of a disparity map's stand-in metres, its NaN a NaN or
+    +inf of the map); returns the frame as float32."""
     if arr.ndim == 3 and arr.shape[-1] == 1:
         arr = arr[..., 0]
     if arr.ndim != 2:
@@ -310,6 +317,11 @@ def depth_frame(arr: np.ndarray, index: int, name: str = "depth", file: object =
     kind = nan if nan.any() else bad
     count = int(kind.sum())
     y, x = (int(i) for i in np.argwhere(kind)[0])
+    name = f"{name} frame {index}" + ("" if file is None else f" ({file})")
+    if kind is nan and disparity:
+        what = ("a NaN or infinite disparity" if count == 1 else
+                f"{count} NaN or infinite disparities, the first")
+        raise InputError(f"{name} has {what} at pixel (x={x}, y={y}); {NO_DISPARITY}")
     if kind is nan:
         what = "a NaN" if count == 1 else f"{count} NaNs, the first"
     else:
@@ -318,6 +330,5 @@ def depth_frame(arr: np.ndarray, index: int, name: str = "depth", file: object =
                 else f"{count} values <= 0, the first {value:g}")
     zero = ("; hfrender fx --depth-zero-is-sky reads 0 as sky, --depth-range NEAR,FAR a pass "
             "normalised to 0..1" if arr[y, x] == 0 else "")
-    name = f"{name} frame {index}" + ("" if file is None else f" ({file})")
     raise InputError(f"{name} has {what} at pixel (x={x}, y={y}); depth must be "
                      f"a distance > 0 (use inf for sky{zero})")

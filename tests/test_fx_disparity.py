@@ -481,3 +481,29 @@ def test_defaults_give_each_depth_kind_its_own_keys(tmp_path, rng, capsys):
         load_jobs(tmp_path / "jobs.toml", {})
     assert str(e.value) == (f"{tmp_path / 'jobs.toml'}: job 'shot': f-stop does not apply with "
                             "depth-kind disparity: the blur's size is max-blur's")
+
+
+@pytest.mark.parametrize("bad", [np.nan, np.inf])
+def test_a_nan_or_infinite_disparity_is_said_as_a_disparity_not_a_distance(
+        tmp_path, rng, capsys, bad):
+    """A NaN or +inf in a disparity map was refused as "depth contains 1 NaN value(s) ...;
+    depth must be a distance > 0 (use inf for sky)": an inf called a NaN, and metres asked
+    of a map that holds none (a new user's trial)."""
+    frames = rng.integers(0, 256, (H, W, 3), dtype=np.uint8)
+    d = scene()[1].copy()
+    d[1, 5, 7] = bad
+    with pytest.raises(hf.InputError) as e:
+        hf.depth_of_field(frames, d[1], depth_kind="disparity", focus_disparity=0.5, max_blur=9)
+    assert str(e.value) == ("depth has 1 NaN or infinite disparity, the first at index (5, 7); "
+                            "a disparity must be a finite number (near is large; 0 or below "
+                            "is sky)")
+    seq, _ = png_sequence(tmp_path, rng, N, H, W)
+    np.save(tmp_path / "d.npy", d)
+    assert main(["fx", str(seq), "-o", str(tmp_path / "o" / "%03d.png"), "--depth",
+                 str(tmp_path / "d.npy"), "--depth-kind", "disparity", "--focus-pixel", "30,12",
+                 "--max-blur", "9", "--quiet"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"hfrender: error: depth frame 1 ({tmp_path / 'd.npy'}) has a NaN or "
+                          "infinite disparity at pixel (x=7, y=5); a disparity must be a finite "
+                          "number (near is large; 0 or below is sky); the 1 frame"), err
+    assert err.count("\n") == 1

@@ -283,7 +283,8 @@ def depth_for(path: str, scale: Scale, zero_is_sky: bool, size: tuple[int, int],
         raise FootageError(f"depth {path} has {n_frames(depth.count)}, the footage {count}: "
                            "one depth frame per frame is needed")
     if depth.first.size:  # a bad value (NaN, <= 0) is the error, not a note on the focus
-        validate.depth_frame(depth.first, 0, file=depth.file(0))
+        validate.depth_frame(depth.first, 0, file=depth.file(0),
+                             disparity=isinstance(scale, Disparity))
     if isinstance(scale, Disparity):
         return _stand_in(depth, scale, w, h)
     first, lens = f"depth {path}'s first frame", lens_for(depth.first)
@@ -314,7 +315,7 @@ def _stand_in(depth: DepthPass, disparity: Disparity, w: int, h: int) -> DepthPa
         first if f is depth.first else f * k for f in depth.frames)
     depth = replace(depth, first=first, frames=frames,
                     focus=None if disparity.pixel else fit.focus_distance)
-    return replace(depth, frames=_checked(depth))
+    return replace(depth, frames=_checked(depth, disparity=True))
 
 
 class DepthReader:
@@ -347,17 +348,18 @@ class DepthReader:
                 self.filled.add(at)
 
 
-def _checked(depth: DepthPass) -> Iterator[np.ndarray]:
+def _checked(depth: DepthPass, disparity: bool = False) -> Iterator[np.ndarray]:
     """``depth``'s frames, each checked as it is read (:func:`hfrender.validate.depth_frame`,
-    named by its frame number); the first, checked already, not again: one depth frame for a
+    named by its frame number; ``disparity``: a disparity map's stand-in metres); the
+    first, checked already, not again: one depth frame for a
     shot is checked once, not once a frame (0.23 ms a 1280x720 frame)."""
     for i, frame in enumerate(depth.frames):
         if frame.shape != depth.first.shape:  # named by its file (was: by its number alone)
             raise FootageError(f"depth frame {i} ({depth.file(i)}) is {frame.shape[1]}x"
                                f"{frame.shape[0]}, the first {depth.first.shape[1]}x"
                                f"{depth.first.shape[0]}: a depth pass is one size")
-        yield frame if frame is depth.first else validate.depth_frame(frame, i,
-                                                                      file=depth.file(i))
+        yield frame if frame is depth.first else validate.depth_frame(
+            frame, i, file=depth.file(i), disparity=disparity)
 
 
 def _summary(first: np.ndarray, lens: Lens, w: int, h: int) -> str:
