@@ -17,7 +17,7 @@ import numpy as np
 
 from hfrender import validate
 from hfrender.backends.cpu.recon_cells import STILL_PX
-from hfrender.effects import fuse
+from hfrender.effects import _check_out, _into, _premultiplied, _straight_kept, fuse
 from hfrender.errors import InputError
 from hfrender.hyperframe.frame import HyperFrame
 from hfrender.hyperframe.windows import WindowWeights
@@ -27,13 +27,15 @@ MAX_SHUTTER = 720.0  # degrees: two frames' motion, the most one frame's vectors
 
 
 def vector_blur(frame: Any, velocity: Any, depth: Any = None, *, shutter: float = 180.0,
-                linear_light: bool = True, backend: str | None = None, out: Any = None) -> Any:
+                linear_light: bool = True, backend: str | None = None, out: Any = None,
+                premultiplied: bool = True) -> Any:
     """Motion blur from motion vectors: each pixel spread along its vector over the shutter.
 
     Parameters
     ----------
     frame : (H, W, C) or (N, H, W, C), as ``frames`` of :func:`hfrender.motion_blur`
-        (uint8/uint16 sRGB codes, float32 linear light; RGBA premultiplied).
+        (uint8/uint16 sRGB codes, float32 linear light; RGBA premultiplied, or straight
+        with ``premultiplied=False``).
     velocity : (H, W, 2) or (N, H, W, 2) float: each pixel's screen motion in **pixels a
         frame, x to the right and y down** (row numbers grow), the motion at the frame's
         instant. Nuke's ``forward.u``/``forward.v`` (and ``hfrender render --passes
@@ -46,17 +48,28 @@ def vector_blur(frame: Any, velocity: Any, depth: Any = None, *, shutter: float 
         order (top-left) covers the other.
     shutter : degrees the shutter is open, centred on the frame's instant: 180 (default)
         spreads a pixel over half its vector, 360 over all of it; (0, 720].
-    linear_light, backend : as in :func:`hfrender.motion_blur`.
+    linear_light, backend, premultiplied : as in :func:`hfrender.motion_blur`
+        (``premultiplied=False``: straight RGBA, as PNG files hold it; a transparent
+        pixel's colour does not streak in; host arrays only).
     out : optional result array, as in :func:`hfrender.fuse`.
 
     Returns
     -------
     The frame's family, dtype and shape. Energy is conserved away from the borders.
     """
-    arr, back, _ = to_array(frame, "frame")
+    arr, back, on_device = to_array(frame, "frame")
     validate.frames(arr, "frame", allow_single=True)
     single = arr.ndim == 3
     arr = arr[None] if single else arr
+    linear_light = validate.flag(linear_light, "linear_light")
+    if not validate.flag(premultiplied, "premultiplied"):  # straight: blurred premultiplied
+        if out is not None:
+            _check_out(out, arr.shape[1:] if single else arr.shape, arr.dtype, on_device)
+        light = _premultiplied(arr, on_device, linear_light)  # float32: linear as it is
+        res = _straight_kept(vector_blur(light, velocity, depth, shutter=shutter,
+                                         backend=backend), light, arr, linear_light)
+        res = res[0] if single else res
+        return back(res) if out is None else _into(out, res)
     n, h, w = arr.shape[:3]
     vel = _velocity(velocity, (n, h, w))
     half = _shutter(shutter) / 720.0  # half the shutter, in frames

@@ -164,3 +164,31 @@ def test_a_lone_sub_frame_pools_its_sums_to_the_same_bits(monkeypatch):
     grouped = hf.vector_blur(f, v, d, backend="cpu")
     assert np.abs(grouped - f).max() > 0.1  # it blurred
     np.testing.assert_array_equal(pooled, grouped)
+
+
+def test_straight_alpha_keeps_a_transparent_pixels_colour_out_of_the_streak() -> None:
+    """premultiplied=False, as motion_blur and depth_of_field take it (was: no such keyword,
+    so a PNG's straight RGBA went in as premultiplied: the transparent red around a moving
+    opaque white square streaked in with it, pink where the streak is half covered)."""
+    f = np.zeros((H, W, 4), np.uint8)
+    f[..., 0] = 255  # transparent red: a PNG's colour where nothing is
+    f[TOP:TOP + SIDE, LEFT:LEFT + SIDE] = 255  # an opaque white square
+    v = np.zeros((H, W, 2), np.float32)
+    v[TOP:TOP + SIDE, LEFT:LEFT + SIDE] = (10, 0)
+    out = hf.vector_blur(f, v, premultiplied=False, backend="cpu")
+    assert out.dtype == np.uint8 and out.shape == f.shape
+    row = out[TOP + 3]
+    seen = row[:, 3] > 0
+    assert seen.sum() == SIDE + 6  # ramps 5 px wide about both edges (3 px out, at 4/255)
+    assert 0 < row[LEFT - 2, 3] < 255 and row[LEFT + 4, 3] == 255
+    assert (row[seen, :3] == 255).all()  # the square's white alone, no red mixed in
+    assert (row[~seen] == 0).all()  # transparent: its colour does not count (as motion_blur)
+    assert (out[:TOP] == 0).all() and (out[TOP:TOP + SIDE, LEFT + 4] == 255).all()
+    # the premultiplied reading of the same frame streaks the red in
+    assert hf.vector_blur(f, v, backend="cpu")[TOP + 3, LEFT - 2, 1] < 255
+    with pytest.raises(InputError, match="premultiplied=False is for RGBA frames"):
+        hf.vector_blur(f[..., :3], v, premultiplied=False)
+    out = np.empty_like(f)
+    assert hf.vector_blur(f, v, premultiplied=False, out=out) is out
+    assert np.array_equal(out[TOP + 3], row)
+    assert np.array_equal(out, hf.vector_blur(f[None], v, premultiplied=False)[0])
