@@ -200,8 +200,7 @@ def depth_of_field(frames: Any, depth: Any, *, focus_distance: float | None = No
     single = arr.ndim == 3
     darr, _, _ = to_array(depth, "depth")
     spec = disparity_of(depth_kind, o)  # None: a distance
-    darr = validate.depth(darr if spec is None else inverse(darr), arr.shape, one_for_all=True,
-                          disparity=spec is not None)
+    darr = validate.depth(inverse(darr) if spec else darr, arr.shape, "depth", True, bool(spec))
     if single:
         arr, darr = arr[None], darr[None]
     linear_light = validate.flag(linear_light, "linear_light")
