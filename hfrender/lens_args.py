@@ -4,6 +4,8 @@ checked, and the warnings for a focus no pixel is in or a blur under a pixel."""
 
 from __future__ import annotations
 
+import numbers
+import re
 import warnings
 from collections.abc import Sequence
 from dataclasses import replace
@@ -19,8 +21,38 @@ from hfrender.disparity import (
     check_options,
     stand_in,
 )
-from hfrender.errors import InputError, InputTypeError
+from hfrender.errors import KEYWORD, InputError, InputTypeError, Spelling, about
 from hfrender.optics import Lens, check_blades
+
+
+def focus_pixel(value: Any, spell: Spelling = KEYWORD) -> tuple[int, int]:
+    """A focus pixel, ``(x, y)`` or the text ``"X,Y"`` (a command line's, a jobs file's), as
+    two whole numbers >= 0; else the one line every caller says, the value named as
+    ``spell`` does (``focus_pixel=(-1, 3)``, ``--focus-pixel (-1, 3)``; a command or a jobs
+    file names it as typed: :func:`hfrender.errors.as_given`)."""
+    pixel = value
+    if isinstance(value, str):
+        m = re.fullmatch(r"\s*(\d+)\s*,\s*(\d+)\s*", value)
+        pixel = (int(m[1]), int(m[2])) if m else None
+    if not (isinstance(pixel, (tuple, list)) and len(pixel) == 2 and all(
+            isinstance(v, numbers.Integral) and not isinstance(v, bool) and v >= 0
+            for v in pixel)):
+        form, eg = ("X,Y", "320,180") if spell.flags else ("(x, y)", "(320, 180)")
+        raise about(InputError, "focus_pixel", value, f" must be {form}, two whole numbers "
+                    f">= 0: the pixel's column and row from the top left corner (e.g. {eg})",
+                    head=spell.said("focus_pixel", value))
+    return int(pixel[0]), int(pixel[1])
+
+
+def pixel_inside(pixel: tuple[int, int], size: tuple[int, int],
+                 spell: Spelling = KEYWORD) -> None:
+    """A focus pixel (:func:`focus_pixel`'s) in frames of ``size`` (w, h); else one line,
+    alike for every caller."""
+    (x, y), (w, h) = pixel, size
+    if x >= w or y >= h:
+        head = f"{spell.name('focus_pixel')} {x},{y}" if spell.flags else None
+        raise about(InputError, "focus_pixel", (x, y), f" is outside the {w}x{h} frames (x "
+                    f"from 0 to {w - 1}, y from 0 to {h - 1})", head=head)
 
 
 def lenses_of(focus_distance: Any, depth: Any, *lens: Any, level: int = 3
@@ -114,13 +146,9 @@ def disparity_of(kind: Any, o: dict) -> Disparity | None:
         return None
     scalars = {k: validate.scalar(o[k]) for k in ("max_blur", "focus_disparity")}  # (NumPy's
     blur, focus = check_options({**o, **scalars}, lambda k: k)  # as their numbers)
-    pixel = o["focus_pixel"]
-    if focus is None and not (isinstance(pixel, (tuple, list)) and len(pixel) == 2 and all(
-            isinstance(v, (int, np.integer)) and v >= 0 for v in pixel)):
-        raise InputError(f"focus_pixel={pixel!r} must be (x, y), two whole numbers >= 0")
+    pixel = None if o["focus_pixel"] is None else focus_pixel(o["focus_pixel"])
     lens = stand_in(o["max_coc_px"], check_blades("aperture_blades", o["aperture_blades"]))
-    return Disparity(blur, focus,
-                     None if pixel is None else (int(pixel[0]), int(pixel[1])), lens)
+    return Disparity(blur, focus, pixel, lens)
 
 
 def depth_lenses(d: Disparity | None, o: dict, depth: Any) -> tuple[Any, Lens | list[Lens]]:
@@ -140,9 +168,8 @@ def stand_in_metres(d: Disparity, inverse: Any) -> tuple[Any, Lens | list[Lens]]
     scaled once from its first frame, and the lens of each frame (``d.pixel``: each
     frame's focused at its own disparity there); a focus no pixel is in, a warning."""
     n, h, w = inverse.shape
-    if d.pixel is not None and not (d.pixel[0] < w and d.pixel[1] < h):
-        raise InputError(f"focus_pixel={d.pixel} is outside the {w}x{h} frames (x from 0 "
-                         f"to {w - 1}, y from 0 to {h - 1})")
+    if d.pixel is not None:
+        pixel_inside(d.pixel, (w, h))
     first = inverse[0] if isinstance(inverse, np.ndarray) else inverse[0].get()
     fit = d.fit(first, w, "depth's first frame")
     if fit.note:

@@ -22,11 +22,10 @@ from hfrender.errors import InputError
 from hfrender.hyperframe.frame import HyperFrame
 from hfrender.hyperframe.windows import WindowWeights
 from hfrender.interop import to_array
+from hfrender.shutter_curve import SHUTTER, vector_shutter
 
-MAX_SHUTTER = 720.0  # degrees: two frames' motion, the most one frame's vectors can say
 
-
-def vector_blur(frame: Any, velocity: Any, depth: Any = None, *, shutter: float = 180.0,
+def vector_blur(frame: Any, velocity: Any, depth: Any = None, *, shutter: float = SHUTTER,
                 linear_light: bool = True, backend: str | None = None, out: Any = None,
                 premultiplied: bool = True) -> Any:
     """Motion blur from motion vectors: each pixel spread along its vector over the shutter.
@@ -72,7 +71,7 @@ def vector_blur(frame: Any, velocity: Any, depth: Any = None, *, shutter: float 
         return back(res) if out is None else _into(out, res)
     n, h, w = arr.shape[:3]
     vel = _velocity(velocity, (n, h, w))
-    half = _shutter(shutter) / 720.0  # half the shutter, in frames
+    half = vector_shutter(shutter) / 720.0  # half the shutter, in frames (360 degrees a frame)
     if depth is None:  # two layers: what moves over the shutter in front of what does not
         moving = np.hypot(vel[..., 0], vel[..., 1]) * (2 * half) >= STILL_PX
         dep = np.where(moving, np.float32(1), np.float32(2))
@@ -106,11 +105,3 @@ def _velocity(velocity: Any, size: tuple[int, int, int]) -> np.ndarray:
                          "pixels a frame")
     return np.ascontiguousarray(arr, np.float32)
 
-
-def _shutter(value: Any) -> float:
-    """The shutter in degrees, in (0, 720], else one line naming it."""
-    deg = validate.real_array(validate.scalar(value))
-    if deg is None or deg.ndim or not 0 < float(deg) <= MAX_SHUTTER:
-        raise InputError(f"shutter={value!r} must be degrees in (0, {MAX_SHUTTER:g}] "
-                         "(180: half a frame's motion, 360: all of it)")
-    return float(deg)

@@ -6,9 +6,25 @@ from __future__ import annotations
 import numpy as np
 
 from hfrender import validate
-from hfrender.errors import InputError, InputTypeError
+from hfrender.errors import KEYWORD, InputError, InputTypeError, Spelling, about
 
 CURVES = ("box", "triangle", "gaussian")
+# a motion-vector blur's shutter (hf.vector_blur, fx --vectors, a jobs file's vectors job):
+SHUTTER = 180.0  # degrees, its default: half a frame's motion, the film standard
+MAX_SHUTTER = 720.0  # degrees: two frames' motion, the most one frame's vectors can say
+
+
+def vector_shutter(value: object, spell: Spelling = KEYWORD) -> float:
+    """A motion-vector blur's shutter: degrees in (0, :data:`MAX_SHUTTER`], centred on the
+    frame; else the one line every caller says (``spell``: the value named as a keyword,
+    ``shutter=800``, or a flag, ``--shutter 800``; a command or a jobs file names it as
+    typed: :func:`hfrender.errors.as_given`)."""
+    deg = validate.real_array(validate.scalar(value))
+    if deg is None or deg.ndim or not 0 < float(deg) <= MAX_SHUTTER:
+        raise about(InputError, "shutter", value, f" must be degrees in (0, {MAX_SHUTTER:g}] "
+                    f"(180: half a frame's motion, 360: all of it)",
+                    head=spell.said("shutter", validate.scalar(value)))
+    return float(deg)
 
 
 def curve_values(curve: str, u: np.ndarray) -> np.ndarray:

@@ -124,7 +124,7 @@ def test_depth_defaults_leave_out_jobs_without_a_depth_pass(shots):
     ("", "depth-zero-is-sky = true\n", "job 'm': depth-zero-is-sky needs depth"),
     ("", 'depth-resize = "linear"\n', "job 'm': depth-resize needs depth"),
     ("", 'depth-range = "1,5"\n', "job 'm': depth-range needs depth"),
-    ("shutter = 800\n", "", "job 'v': shutter = 800: degrees in (0, 720] (180: half a "
+    ("shutter = 800\n", "", "job 'v': shutter = 800 must be degrees in (0, 720] (180: half a "
      "frame's motion, 360: all of it)"),
     ("gone/%04d.exr", "", "job 'v': --vectors {root}/gone/%04d.exr: no such file or EXR "
      "sequence (give the frames holding the motion vectors, e.g. frames/%04d.exr)"),

@@ -343,10 +343,10 @@ def test_focus_pixel_focuses_each_frame_on_its_depth_there(tmp_path, rng, capsys
             (["--focus-pixel", "30,12", "--focus-distance", "2"], "--focus-distance and "
              "--focus-pixel: give one (the distance in focus, or the pixel whose depth is in "
              "focus)"),
-            (["--focus-pixel", "64,3"], "--focus-pixel 64,3 is outside the 64x24 footage (x "
+            (["--focus-pixel", "64,3"], "--focus-pixel 64,3 is outside the 64x24 frames (x "
              "from 0 to 63, y from 0 to 23)"),
-            (["--focus-pixel", "-1,3"], "--focus-pixel '-1,3': give X,Y, the pixel's column "
-             "and row from the top left corner (e.g. 320,180)"),
+            (["--focus-pixel", "-1,3"], "--focus-pixel -1,3 must be X,Y, two whole numbers >= "
+             "0: the pixel's column and row from the top left corner (e.g. 320,180)"),
             ([], "--depth needs --focus-distance (or --focus-pixel X,Y)")):
         capsys.readouterr()
         assert main(args[:-1] + ["-o", str(tmp_path / "bad" / "%03d.png")] + extra) == 2

@@ -121,7 +121,7 @@ def test_z_beside_the_vectors_orders_the_streaks(tmp_path):
     (["--vectors", "{vec}", "--motion-blur", "3"], r"--vectors and --motion-blur: give one "
      r"\(--vectors blurs each frame along its own motion vectors, Z from their files; the "
      r"other in a run of its own\)"),
-    (["--vectors", "{vec}", "--shutter", "0"], r"--shutter 0: degrees in \(0, 720\] \(180: "
+    (["--vectors", "{vec}", "--shutter", "0"], r"--shutter 0 must be degrees in \(0, 720\] \(180: "
      r"half a frame's motion, 360: all of it\)"),
     (["--motion-blur", "2", "--shutter", "90"], r"--shutter 90 applies only with --vectors "
      r"\(motion blur from motion vectors\); fx's frame-blending shutter is --motion-blur N "

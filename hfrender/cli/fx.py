@@ -30,7 +30,7 @@ from hfrender.io.depth_pass import RESIZES
 from hfrender.io.encoding import Encoding
 from hfrender.io.sequence_names import check_output_name
 from hfrender.progress import progress_bar
-from hfrender.shutter_curve import CURVES
+from hfrender.shutter_curve import CURVES, SHUTTER
 
 
 def add_parser(sub: argparse._SubParsersAction, encoder_options: Any,
@@ -63,7 +63,7 @@ def add_parser(sub: argparse._SubParsersAction, encoder_options: Any,
                         "(frames/%%04d.exr: the footage's own files will do)")
     g.add_argument("--shutter", type=float, default=None, metavar="DEG",
                    help="with --vectors: degrees the shutter is open, centred on each frame "
-                        "(180)")
+                        f"({SHUTTER:g})")
     g.add_argument("--gamma-space", action="store_true",
                    help="blend code values as ffmpeg tmix does, the depth of field's too "
                         "(default: linear light)")
@@ -141,7 +141,8 @@ def _dof_options(d: Any) -> None:
 
 def _lens(args: argparse.Namespace):  # noqa: ANN202 - a Lens or None
     """The lens --depth's options make (None without --depth: none of them may be given)."""
-    from hfrender.engine.fx_settings import DEPTH_OPTIONS, depth_lens, parse_pixel
+    from hfrender.engine.fx_settings import DEPTH_OPTIONS, depth_lens
+    from hfrender.lens_args import focus_pixel
 
     if args.depth is None:
         given = [FLAG.name(k) for k in DEPTH_OPTIONS if getattr(args, k) is not None]
@@ -153,7 +154,7 @@ def _lens(args: argparse.Namespace):  # noqa: ANN202 - a Lens or None
                               f"{'it' if one else 'them'} out")
         return None
     if args.focus_pixel is not None:
-        args.focus_pixel = parse_pixel(args.focus_pixel, "--focus-pixel")
+        args.focus_pixel = focus_pixel(args.focus_pixel, FLAG)
     return depth_lens(vars(args), FLAG.name)
 
 
@@ -180,7 +181,7 @@ def _settings(args: argparse.Namespace):  # noqa: ANN202 - an FxSettings
                       None if args.depth_range is None else parse_range(args.depth_range,
                                                                         "--depth-range"),
                       _or(args.depth_kind, "distance"), args.focus_disparity, args.max_blur,
-                      args.vectors, _or(args.shutter, 180.0))
+                      args.vectors, _or(args.shutter, SHUTTER))
 
 
 def cmd_fx(args: argparse.Namespace) -> int:

@@ -119,7 +119,7 @@ class BatchJob:
         o, lens = dict(self.options), None
         fs.check_needs(o, lambda k: k.replace("_", "-"))  # the file's keys (was: flags)
         if o.get("focus_pixel") is not None:
-            o["focus_pixel"] = fs.parse_pixel(o["focus_pixel"], "focus-pixel")
+            o["focus_pixel"] = fs.focus_pixel(o["focus_pixel"], fs.FLAG)  # (as_given: its key)
         if o.get("depth") is not None or o.get("depth_kind") == "disparity":  # (its keys)
             lens = fs.depth_lens(o, lambda k: k.replace("_", "-"))
         if "motion_blur" not in o and lens is None and o.get("vectors") is None:
@@ -137,7 +137,7 @@ class BatchJob:
                              fs.parse_range(o["depth_range"], "depth-range"),
                              depth_kind=o.get("depth_kind", "distance"),
                              **{k: o.get(k) for k in ("focus_disparity", "max_blur", "vectors")},
-                             shutter=o.get("shutter", 180.0))
+                             shutter=o.get("shutter", fs.SHUTTER))
 
     def frame_numbers(self, frames: int) -> range | None:
         """The numbers of the ``frames`` files a render job with a range writes into its

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import math
 import numbers
-import re
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, replace
 
@@ -22,8 +21,9 @@ from hfrender.disparity import (
 from hfrender.errors import FLAG, about
 from hfrender.io.depth_pass import RESIZES
 from hfrender.io.encoding import Encoding
+from hfrender.lens_args import focus_pixel, pixel_inside
 from hfrender.optics import Lens, check_blades
-from hfrender.shutter_curve import CURVES
+from hfrender.shutter_curve import CURVES, SHUTTER, vector_shutter
 
 LENS_OPTIONS = ("focus_distance", "f_stop", "focal_length_mm", "sensor_width_mm", "max_coc_px",
                 "aperture_blades")
@@ -42,13 +42,9 @@ def _positive(value: object) -> bool:
             and math.isfinite(value) and value > 0)
 
 
-def parse_pixel(text: str, name: str) -> tuple[int, int]:
-    """``X,Y`` (the option ``name``'s value) as two whole numbers."""
-    m = re.fullmatch(r"\s*(\d+)\s*,\s*(\d+)\s*", str(text))
-    if not m:
-        raise ConfigError(f"{name} {text!r}: give X,Y, the pixel's column and row from the "
-                          "top left corner (e.g. 320,180)")
-    return int(m.group(1)), int(m.group(2))
+def _said(value: object) -> str:
+    """A value as a command line types it: ``90`` for 90.0, ``x`` for "x"."""
+    return f"{value:g}" if isinstance(value, float) else str(value)
 
 
 def parse_range(text: str, name: str) -> tuple[float, float]:
@@ -106,7 +102,7 @@ def check_needs(o: dict, name: Callable[[str], str]) -> None:
         raise about(ConfigError, "shutter", shutter, f" applies only with {name('vectors')} "
                     f"(motion blur from motion vectors); fx's frame-blending shutter is "
                     f"{blend} N and {stride} S, 360*N/S degrees ({blend} 4 and {stride} 8: "
-                    "180)", head=f"{name('shutter')} {shutter:g}")
+                    "180)", head=f"{name('shutter')} {_said(shutter)}")
     for key in ("motion_blur", "stride", "depth") if o.get("vectors") is not None else ():
         if o.get(key) is not None:
             raise ConfigError(f"{name('vectors')} and {name(key)}: give one ({name('vectors')} "
@@ -155,7 +151,7 @@ class FxSettings:
     focus_disparity: float | None = None  # a disparity map's in focus (or focus_pixel's)
     max_blur: float | None = None  # a disparity map's largest blur, px across (its 1st frame)
     vectors: str | None = None  # motion-vector EXR frames: each frame blurred along its own
-    shutter: float = 180.0  # --vectors' shutter, degrees centred on each frame
+    shutter: float = SHUTTER  # --vectors' shutter, degrees centred on each frame
 
     def __post_init__(self) -> None:
         Encoding.of(self)  # the encoder settings' form (the encoder's own: check_encoding)
@@ -178,7 +174,7 @@ class FxSettings:
                      "depth_resize": self.depth_resize, "depth_range": self.depth_range,
                      "vectors": self.vectors, "motion_blur": None if self.window == 1 else
                      self.window, "stride": None if self.stride == 1 else self.stride,
-                     "shutter": None if self.shutter == 180.0 else self.shutter}, FLAG.name)
+                     "shutter": None if self.shutter == SHUTTER else self.shutter}, FLAG.name)
         self._check_depth_range()
         if self.depth_resize is not None and self.depth_resize not in RESIZES:
             raise ConfigError(f"--depth-resize {self.depth_resize!r}: choose one of "
@@ -227,12 +223,10 @@ class FxSettings:
         object.__setattr__(self, "depth_range", (float(span[0]), float(span[1])))
 
     def _check_vectors(self) -> None:
-        """--vectors' shutter in (0, 720] degrees (:func:`check_needs`: alone of the ways to
-        blur)."""
-        if self.vectors is not None and not (_positive(self.shutter) and self.shutter <= 720):
-            raise about(ConfigError, "shutter", self.shutter, ": degrees in (0, 720] (180: "
-                        "half a frame's motion, 360: all of it)",
-                        head=f"--shutter {self.shutter!r}")  # (a jobs file: shutter = 800)
+        """--vectors' shutter (:func:`hfrender.shutter_curve.vector_shutter`;
+        :func:`check_needs`: alone of the ways to blur)."""
+        if self.vectors is not None:
+            vector_shutter(self.shutter, FLAG)
 
     def _check_disparity(self) -> None:
         check_kind(self.depth_kind, vars(self), FLAG.name)
@@ -252,15 +246,12 @@ class FxSettings:
                          self.lens)
 
     def _check_focus_pixel(self) -> None:
-        pixel = self.focus_pixel
-        if pixel is None:
+        if self.focus_pixel is None:
             return
-        if not (isinstance(pixel, (tuple, list)) and len(pixel) == 2
-                and all(_whole(v, 0) for v in pixel)):
-            raise ConfigError(f"--focus-pixel {pixel!r}: give X,Y, two whole numbers >= 0")
+        pixel = focus_pixel(self.focus_pixel, FLAG)
         if self.lens is None:
             raise ConfigError("--focus-pixel needs --depth (and --f-stop)")
-        object.__setattr__(self, "focus_pixel", (int(pixel[0]), int(pixel[1])))
+        object.__setattr__(self, "focus_pixel", pixel)
 
     def output_settings(self) -> dict:
         """What an output made with these settings depends on (a resumed run's manifest):
@@ -277,10 +268,7 @@ class FxSettings:
     def check_size(self, size: tuple[int, int]) -> None:
         """Refuse a ``focus_pixel`` outside footage of ``size`` (w, h)."""
         if self.focus_pixel is not None:
-            (x, y), (w, h) = self.focus_pixel, size
-            if x >= w or y >= h:
-                raise ConfigError(f"--focus-pixel {x},{y} is outside the {w}x{h} footage "
-                                  f"(x from 0 to {w - 1}, y from 0 to {h - 1})")
+            pixel_inside(self.focus_pixel, size, FLAG)
 
     def lenses(self, depth: np.ndarray, first: int = 0) -> Lens | list[Lens] | None:
         """The lens of each frame of ``depth`` (N, H, W), footage frames ``first``... (below

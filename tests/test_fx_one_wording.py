@@ -1,0 +1,133 @@
+"""The shutter of a motion-vector blur and a focus pixel are each checked by one function
+and said in one wording from every entry point: ``hfrender fx``'s flags, a jobs file's fx
+job, ``FxSettings`` and the library (``hf.vector_blur``, ``hf.depth_of_field``), each
+naming the value as its caller gave it (was two wordings each: "--shutter 800: degrees in
+(0, 720]" against "shutter=800 must be degrees in (0, 720]"; "--focus-pixel '-1,3': give
+X,Y, the pixel's column and row" against "--focus-pixel (-1, 3): give X,Y, two whole
+numbers >= 0" and "focus_pixel=(-1, 3) must be (x, y), two whole numbers >= 0")."""
+
+import numpy as np
+import pytest
+from test_fx import png_sequence
+
+import hfrender as hf
+from hfrender.cli import main
+from hfrender.engine.batch import load_jobs
+from hfrender.engine.fx_settings import FxSettings
+from hfrender.shutter_curve import SHUTTER
+
+H, W = 12, 16
+SHUTTER_RANGE = " must be degrees in (0, 720] (180: half a frame's motion, 360: all of it)"
+PIXEL_FORM = (" must be {form}, two whole numbers >= 0: the pixel's column and row from the "
+              "top left corner (e.g. {eg})")
+FLAG_FORM = PIXEL_FORM.format(form="X,Y", eg="320,180")
+OUTSIDE = f" is outside the {W}x{H} frames (x from 0 to {W - 1}, y from 0 to {H - 1})"
+JOB = """[[job]]
+name = "shot"
+input = "frames"
+output = "out/%04d.png"
+fps = 24
+{keys}
+"""
+
+
+@pytest.fixture
+def shot(tmp_path, rng, monkeypatch):
+    """A folder holding frames/ (3 seeded random frames, W x H) and a depth pass d.npy (2 m,
+    a card at 1 m); the run inside it (motion vectors named are never read: the shutter is
+    refused first)."""
+    png_sequence(tmp_path, rng, 3, H, W)
+    depth = np.full((H, W), 2.0, np.float32)
+    depth[3:9, 4:12] = 1.0
+    np.save(tmp_path / "d.npy", depth)
+    monkeypatch.chdir(tmp_path)
+    return tmp_path
+
+
+def cli_line(capsys, *flags):
+    """The one line ``hfrender fx frames ... flags`` refuses with (nothing written)."""
+    assert main(["fx", "frames", "-o", "out/%04d.png", "-q", *flags]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1, err
+    return err.removeprefix("hfrender: error: ").rstrip("\n")
+
+
+def job_line(root, keys):
+    """The one line a jobs file's fx job holding ``keys`` is refused with, before any job
+    runs (without the file's name)."""
+    (root / "jobs.toml").write_text(JOB.format(keys=keys))
+    with pytest.raises(hf.InputError) as e:
+        load_jobs(root / "jobs.toml", {})
+    assert not (root / "out").exists()
+    return str(e.value).removeprefix(f"{root / 'jobs.toml'}: job 'shot': ")
+
+
+@pytest.mark.parametrize("typed", ["800", "0", "-90", "nan", "720.5"])
+def test_a_shutter_out_of_range_is_said_alike_everywhere(shot, capsys, rng, typed):
+    value = float(typed)
+    assert cli_line(capsys, "--vectors", "v/%04d.exr", "--shutter", typed) == \
+        f"--shutter {typed}{SHUTTER_RANGE}"
+    assert job_line(shot, f'vectors = "v/%04d.exr"\nshutter = {typed}') == \
+        f"shutter = {typed}{SHUTTER_RANGE}"
+    with pytest.raises(hf.InputError) as e:
+        FxSettings(vectors="v/%04d.exr", shutter=value, workers=1)
+    assert str(e.value) == f"--shutter {value:g}{SHUTTER_RANGE}"
+    frame = rng.integers(0, 256, (H, W, 3), dtype=np.uint8)
+    with pytest.raises(hf.InputError) as e:
+        hf.vector_blur(frame, np.zeros((H, W, 2), np.float32), shutter=value)
+    assert str(e.value) == f"shutter={value:g}{SHUTTER_RANGE}"
+
+
+def test_the_default_shutter_is_one_constant_said_in_the_help_and_the_docs(shot, capsys,
+                                                                         rng):
+    """180 degrees: FxSettings', the command line's and a jobs file's (none given), and
+    hf.vector_blur's; fx --help and docs/footage.md say it."""
+    assert SHUTTER == 180.0
+    assert FxSettings().shutter == SHUTTER
+    (shot / "jobs.toml").write_text(JOB.format(keys="motion-blur = 2"))
+    assert load_jobs(shot / "jobs.toml", {})[0].fx_settings().shutter == SHUTTER
+    import inspect
+
+    assert inspect.signature(hf.vector_blur).parameters["shutter"].default == SHUTTER
+    with pytest.raises(SystemExit):
+        main(["fx", "--help"])
+    helped = " ".join(capsys.readouterr().out.split())
+    assert f"centred on each frame ({SHUTTER:g})" in helped
+    from pathlib import Path
+
+    docs = (Path(__file__).parents[1] / "docs" / "footage.md").read_text()
+    assert f"`--shutter DEG` (default {SHUTTER:g}, up to 720)" in docs
+
+
+@pytest.mark.parametrize("typed", ["-1,3", "a", "1,2,3", "3", "1.5,2"])
+def test_a_focus_pixel_of_the_wrong_form_is_said_alike_everywhere(shot, capsys, rng, typed):
+    assert cli_line(capsys, "--depth", "d.npy", "--f-stop", "2", "--focus-pixel", typed) == \
+        f"--focus-pixel {typed}{FLAG_FORM}"
+    assert job_line(shot, f'depth = "d.npy"\nf-stop = 2.0\nfocus-pixel = "{typed}"') == \
+        f'focus-pixel = "{typed}"{FLAG_FORM}'
+    pixel = (-1, 3)
+    with pytest.raises(hf.InputError) as e:
+        FxSettings(depth="d.npy", lens=hf.Lens(2.0, 2.0), focus_pixel=pixel, workers=1)
+    assert str(e.value) == f"--focus-pixel {pixel}{FLAG_FORM}"
+    frame = rng.integers(0, 256, (H, W, 3), dtype=np.uint8)
+    with pytest.raises(hf.InputError) as e:
+        hf.depth_of_field(frame, np.load("d.npy"), depth_kind="disparity", max_blur=9,
+                          focus_pixel=pixel)
+    assert str(e.value) == f"focus_pixel={pixel}" + PIXEL_FORM.format(form="(x, y)",
+                                                                       eg="(320, 180)")
+
+
+def test_a_focus_pixel_outside_the_frames_is_said_alike_everywhere(shot, capsys, rng):
+    assert cli_line(capsys, "--depth", "d.npy", "--f-stop", "2", "--focus-pixel",
+                    f"{W},3") == f"--focus-pixel {W},3{OUTSIDE}"
+    assert job_line(shot, f'depth = "d.npy"\nf-stop = 2.0\nfocus-pixel = "3,{H}"') == \
+        f'focus-pixel = "3,{H}"{OUTSIDE}'
+    with pytest.raises(hf.InputError) as e:
+        FxSettings(depth="d.npy", lens=hf.Lens(2.0, 2.0), focus_pixel=(W, 3),
+                   workers=1).check_size((W, H))
+    assert str(e.value) == f"--focus-pixel {W},3{OUTSIDE}"
+    frame = rng.integers(0, 256, (H, W, 3), dtype=np.uint8)
+    with pytest.raises(hf.InputError) as e:
+        hf.depth_of_field(frame, 1 / np.load("d.npy"), depth_kind="disparity", max_blur=9,
+                          focus_pixel=(W, 3))
+    assert str(e.value) == f"focus_pixel=({W}, 3){OUTSIDE}"
