@@ -57,10 +57,11 @@ def window(a: np.ndarray, r: int, op) -> np.ndarray:  # noqa: ANN001 - np.max, n
 
 def quarter(d: np.ndarray, noise: np.ndarray, how: str) -> np.ndarray:
     """An estimator's quarter-size map (4x4 averages, noise) scaled up as fx's
-    ``--depth-resize`` does: its inverse (the stand-in metres) resampled."""
+    ``--depth-resize`` does: its inverse (the stand-in metres) resampled as disparity."""
     small = d.reshape(H // 4, 4, W // 4, 4).mean((1, 3)) + noise[::4, ::4]
     rows, cols = taps(H // 4, H, how), taps(W // 4, W, how)
-    return (1 / resample(1 / small.astype(np.float32), rows, cols)).astype(np.float32)
+    inverse = resample(1 / small.astype(np.float32), rows, cols, disparity=True)
+    return (1 / inverse).astype(np.float32)
 
 
 def halo(out: np.ndarray, ref: np.ndarray, rows: slice, cols: slice) -> str:

@@ -1,6 +1,7 @@
 """Scaling a depth pass of another size to its footage (``fx --depth-resize``), frame by
 frame: nearest (each depth pixel held: hard edges) or linear (between pixel centres), sky
-(inf) kept sky."""
+(inf) kept sky; a disparity map's linear between its disparities, not its inverse (what a
+plane makes linear in the picture: a slanted plane's, exactly)."""
 
 from __future__ import annotations
 
@@ -34,11 +35,20 @@ def taps(n_in: int, n_out: int, how: str) -> tuple[np.ndarray, np.ndarray, np.nd
     return i0, np.minimum(i0 + 1, n_in - 1), x - i0  # float64: 0.99999999 is no 1
 
 
-def resample(frame: np.ndarray, rows: tuple, cols: tuple) -> np.ndarray:
+def resample(frame: np.ndarray, rows: tuple, cols: tuple,
+             disparity: bool = False) -> np.ndarray:
     """``frame`` (H, W) through :func:`taps`' rows and columns; sky (inf) stays sky, and
-    spreads over the pixels that take any of it (inf times a zero weight is left out)."""
-    out = _mix(frame, *rows, axis=0)
-    return _mix(out, *cols, axis=1)
+    spreads over the pixels that take any of it (inf times a zero weight is left out).
+    ``disparity``: ``frame`` is a disparity map's inverse (:func:`hfrender.disparity.inverse`,
+    stand-in metres over their scale), resampled as its disparity (sky 0): a pixel between
+    sky and a disparity d takes a part of d (twice as far halfway), as the blur would."""
+    if not disparity or rows[2] is None:  # (nearest: the pixels themselves either way)
+        return _mix(_mix(frame, *rows, axis=0), *cols, axis=1)
+    with np.errstate(divide="ignore"):
+        d = np.float32(1) / frame  # sky (inf): 0
+    d = _mix(_mix(d, *rows, axis=0), *cols, axis=1)
+    with np.errstate(divide="ignore"):
+        return np.where(d > 0, np.float32(1) / d, np.float32(np.inf)).astype(np.float32)
 
 
 def _mix(a: np.ndarray, i0: np.ndarray, i1: np.ndarray, t: np.ndarray | None,
@@ -55,9 +65,11 @@ def _mix(a: np.ndarray, i0: np.ndarray, i1: np.ndarray, t: np.ndarray | None,
     return (lo + hi).astype(np.float32)
 
 
-def resized(depth: DepthPass, size: tuple[int, int], how: str | None) -> DepthPass:
-    """``depth`` scaled to ``size`` (w, h) frame by frame, ``how`` (:data:`RESIZES`); a
-    pass of another shape, or no ``how``, refused in one line."""
+def resized(depth: DepthPass, size: tuple[int, int], how: str | None,
+            disparity: bool = False) -> DepthPass:
+    """``depth`` scaled to ``size`` (w, h) frame by frame, ``how`` (:data:`RESIZES`;
+    ``disparity``: a disparity map's inverse, see :func:`resample`); a pass of another
+    shape, or no ``how``, refused in one line."""
     (w, h), (dw, dh) = size, depth.size
     if (dw, dh) == (h, w):  # a phone's clip stored on its side, played turned upright
         raise FootageError(f"depth {depth.path} is {dw}x{dh}, the footage {w}x{h} as it "
@@ -74,14 +86,14 @@ def resized(depth: DepthPass, size: tuple[int, int], how: str | None) -> DepthPa
                            "footage's shape first")
     log.info("depth %s: %dx%d scaled to %dx%d (%s)", depth.path, dw, dh, w, h, how)
     rows, cols = taps(dh, h, how), taps(dw, w, how)
-    first = resample(depth.first, rows, cols)
+    first = resample(depth.first, rows, cols, disparity)
 
     def frames() -> Iterator[np.ndarray]:
         for i, f in enumerate(depth.frames):
             if f.shape != (dh, dw):  # the taps fit the first frame's size alone
                 raise FootageError(f"depth frame {i} is {f.shape[1]}x{f.shape[0]}, its first "
                                    f"{dw}x{dh}: a depth pass's frames must be one size")
-            yield first if f is depth.first else resample(f, rows, cols)
+            yield first if f is depth.first else resample(f, rows, cols, disparity)
 
     return replace(depth, size=size, first=first,
                    frames=itertools.repeat(first) if depth.static else frames())
