@@ -149,9 +149,11 @@ def check_blur_cap(what: str, value: object) -> None:
     """One clear line where ``value`` (a cap on the circle of confusion's diameter) is no
     number > 0, or one under :data:`MIN_BLUR_PX`, which would turn depth of field off
     without a word."""
-    if not (_real(value) and math.isfinite(value)):
+    if not (_real(value) and math.isfinite(value)):  # no cap: the default, for every caller
+        # (was "(no cap: None)", a Python word to the command line, and to --max-blur too)
+        cap = " (no cap: leave it out)" if what == "max_coc_px" else ""
         raise about(_bad(value), what, value, " must be a finite number of pixels, at least "
-                    f"{MIN_BLUR_PX:g} (no cap: None)", head=f"{what}={_said(value)}")
+                    f"{MIN_BLUR_PX:g}{cap}", head=f"{what}={_said(value)}")
     if value < MIN_BLUR_PX:  # 0 and negative too: none of them blurs
         raise about(InputError, what, value, f" blurs nothing: under {MIN_BLUR_PX:g} px across "
                     "a circle of confusion leaves every pixel as it is (a pixel's disk is "

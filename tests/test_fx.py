@@ -412,10 +412,12 @@ def test_a_focus_outside_all_of_the_depth_is_warned_of(tmp_path, rng, caplog, fo
 
 @pytest.mark.parametrize("args, message", [
     (["{missing}", "--motion-blur", "4"], r"input not found: .*nope.mkv"),
-    (["{clip}", "--motion-blur", "0"], r"--motion-blur 0: the window must be >= 1 frame"),
+    (["{clip}", "--motion-blur", "0"], r"--motion-blur 0: the window must be a whole "
+                                       r"number of frames >= 1"),
     (["{clip}", "--motion-blur", "99"], r"--motion-blur 99 is longer than the input \(40 "
                                         r"frames\)"),
-    (["{clip}", "--motion-blur", "4", "--stride", "0"], r"--stride 0: must be >= 1"),
+    (["{clip}", "--motion-blur", "4", "--stride", "0"], r"--stride 0: must be a whole "
+                                                        r"number of frames >= 1"),
     (["{clip}"], r"nothing to do: give --motion-blur N \(or --vectors VECTORS\) and/or "
                  r"--depth DEPTH"),
     (["{clip}", "--depth", "{short}"], r"--depth needs --focus-distance \(or --focus-pixel "

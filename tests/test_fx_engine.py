@@ -53,9 +53,10 @@ def test_out_of_memory_splits_the_hyperframe_and_keeps_the_frames(tmp_path, rng,
 
 
 def test_settings_are_checked_when_built_with_the_cli_message():
-    with pytest.raises(ConfigError, match=r"^--stride 0: must be >= 1$"):
+    with pytest.raises(ConfigError, match=r"^--stride 0: must be a whole number of frames >= 1$"):
         FxSettings(window=4, stride=0)
-    with pytest.raises(ConfigError, match=r"^--motion-blur 0: the window must be >= 1 frame$"):
+    with pytest.raises(ConfigError, match=r"^--motion-blur 0: the window must be a whole "
+                                          r"number of frames >= 1$"):
         FxSettings(window=0)
     with pytest.raises(ConfigError, match=r"^--workers 0: must be an integer from 1 to 64$"):
         FxSettings(window=2, workers=0)

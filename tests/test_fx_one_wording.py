@@ -131,3 +131,32 @@ def test_a_focus_pixel_outside_the_frames_is_said_alike_everywhere(shot, capsys,
         hf.depth_of_field(frame, 1 / np.load("d.npy"), depth_kind="disparity", max_blur=9,
                           focus_pixel=(W, 3))
     assert str(e.value) == f"focus_pixel=({W}, 3){OUTSIDE}"
+
+
+@pytest.mark.parametrize("flags, said", [
+    (["--motion-blur", "x"], "--motion-blur x: the window must be a whole number of frames "
+     ">= 1"),
+    (["--motion-blur", "2.5"], "--motion-blur 2.5: the window must be a whole number of "
+     "frames >= 1"),
+    (["--motion-blur", "2", "--stride", "x"], "--stride x: must be a whole number of frames "
+     ">= 1"),
+    (["--vectors", "v/%04d.exr", "--shutter", "wide"], f"--shutter wide{SHUTTER_RANGE}"),
+    (["--depth", "d.npy", "--f-stop", "x", "--focus-distance", "1"], "--f-stop x must be a "
+     "finite number > 0"),
+    (["--depth", "d.npy", "--f-stop", "2", "--focus-distance", "far"], "--focus-distance far "
+     "must be a distance in metres greater than the focal length (0.05 m, a 50 mm lens), or "
+     "inf"),
+    (["--depth", "d.npy", "--f-stop", "2", "--focus-distance", "1", "--depth-scale", "mm"],
+     "--depth-scale mm: must be a finite number > 0"),
+    (["--depth", "d.npy", "--f-stop", "2", "--focus-distance", "1", "--aperture-blades",
+      "5.5"], "--aperture-blades 5.5 must be a whole number, 0 (round) or between 3 and 64"),
+    (["--depth", "d.npy", "--f-stop", "2", "--focus-distance", "1", "--max-coc-px", "x"],
+     "--max-coc-px x must be a finite number of pixels, at least 2 (no cap: leave it out)"),
+    (["--depth", "d.npy", "--depth-kind", "disparity", "--focus-disparity", "0.5",
+      "--max-blur", "x"], "--max-blur x must be a finite number of pixels, at least 2"),
+])
+def test_a_flag_that_is_no_number_is_said_as_its_range_is(shot, capsys, flags, said):
+    """What a numeric flag takes, said for a word as for a number out of range (was
+    argparse's "argument --shutter: invalid float value: 'wide'", what it takes unsaid;
+    --max-blur x "(no cap: None)", a Python word, and no cap at all)."""
+    assert cli_line(capsys, *flags) == said

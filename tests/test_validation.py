@@ -59,7 +59,7 @@ def test_motion_blur_bad_input(frames, window, kwargs, exc, message):
     # "must be a finite number > 0", which 1 is)
     (D, {"max_coc_px": 0}, ValueError, r"max_coc_px=0 blurs nothing: .* give at least 2, or "),
     (D, {"max_coc_px": float("inf")}, ValueError,
-     r"max_coc_px=inf must be a finite number of pixels, at least 2 \(no cap: None\)$"),
+     r"max_coc_px=inf must be a finite number of pixels, at least 2 \(no cap: leave it out\)$"),
     (D, {"sensor_width_mm": float("nan")}, ValueError, r"sensor_width_mm=nan must be"),
     # not numbers at all: TypeErrors too (a text field's "2" passed on as it is)
     (D, {"focus_distance": "2"}, TypeError, r"focus_distance='2' must be a distance in metres"),

@@ -156,9 +156,10 @@ class FxSettings:
     def __post_init__(self) -> None:
         Encoding.of(self)  # the encoder settings' form (the encoder's own: check_encoding)
         if not _whole(self.window, 1):
-            raise ConfigError(f"--motion-blur {self.window}: the window must be >= 1 frame")
+            raise ConfigError(f"--motion-blur {self.window}: the window must be a whole "
+                              "number of frames >= 1")
         if not _whole(self.stride, 1):
-            raise ConfigError(f"--stride {self.stride}: must be >= 1")
+            raise ConfigError(f"--stride {self.stride}: must be a whole number of frames >= 1")
         if self.weights not in CURVES:
             raise ConfigError(f"--weights {self.weights!r}: choose one of {', '.join(CURVES)}")
         if not _positive(self.depth_scale):
