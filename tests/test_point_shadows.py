@@ -11,6 +11,7 @@ from test_shadows import AMBIENT, FLOOR, PPM, H, W, _lit_part, code, draw
 import hfrender as hf
 from hfrender.color import srgb_to_linear
 from hfrender.errors import InputError
+from hfrender.scene.lamps import lit_at
 
 WAYS = {"+x": (1, 0, 0), "-x": (-1, 0, 0), "+y": (0, 1, 0), "-y": (0, -1, 0),
         "+z": (0, 0, 1), "-z": (0, 0, -1)}
@@ -196,7 +197,7 @@ def test_a_point_lamps_shadow_resolution_sizes_each_face(gl_context, monkeypatch
     assert np.abs(fine.astype(int) - automatic)[clear].max() <= 1
 
 
-def test_a_point_lamps_bad_shadow_resolution_and_a_fifth_shadowed_lamp_are_one_line():
+def test_a_point_lamps_bad_shadow_resolution_and_a_fifth_lit_shadowed_lamp_are_one_line():
     for value, told in ((100, "100 must be an integer [256, 4096]"),
                         (8192, "8192 must be an integer [256, 4096]"),
                         (1.5, "1.5 must be an integer [256, 4096]"),
@@ -213,9 +214,10 @@ def test_a_point_lamps_bad_shadow_resolution_and_a_fifth_shadowed_lamp_are_one_l
         scene.add(hf.SpotLight(shadows=True))
     scene.add(hf.PointLight(shadows=True))
     scene.add(hf.PointLight())  # (no shadows: not counted)
+    scene.add(hf.PointLight(shadows=True))  # (added: the limit counts those lit at a time)
     with pytest.raises(InputError) as caught:
-        scene.add(hf.PointLight(shadows=True))
+        lit_at(scene, 0.0)
     assert str(caught.value) == (
-        "add(): this PointLight would make 5 lamps with shadows=True; up to 4 cast shadows "
-        "at once (hf.PointLight and hf.SpotLight together, a depth map each): set "
-        "shadows=False on one")
+        "at t=0 s the scene has 5 lit lamps with shadows=True; up to 4 cast shadows at once "
+        "(hf.PointLight and hf.SpotLight together, a depth map each): set shadows=False (or "
+        "visible=False) on one")

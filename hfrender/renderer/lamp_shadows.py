@@ -37,7 +37,7 @@ from hfrender.renderer.shadows import (
     map_size,
     seen_region,
 )
-from hfrender.scene.lamps import MAX_LAMPS, Lamp, SpotLight, lamps_of, lit_now, too_many_shadows
+from hfrender.scene.lamps import MAX_LAMPS, Lamp, SpotLight, lit_now
 
 WIDEST = 160.0  # degrees: the widest map a spot draws
 NEAREST = 1e-3  # a map's near plane at least this share of its far one (depth precision)
@@ -49,9 +49,8 @@ POINT_SIZES = (512, 1024)  # the least and most texels a side of a point lamp's 
 
 def shadowed(scene: Any) -> list[tuple[int, Lamp]]:
     """The lamps lit now that cast shadows, each with its place among the lit lamps (its
-    row of ``hf_lamps()``' arrays); more than four with ``shadows=True`` (set in
-    ``update``) refused in one line."""
-    too_many_shadows(lamps_of(scene), "the scene has")
+    row of ``hf_lamps()``' arrays; more than four refused by
+    :func:`~hfrender.renderer.lamps.lamp_uniforms`, drawn first)."""
     return [(k, lamp) for k, lamp in enumerate(lit_now(scene)) if lamp.shadows]
 
 

@@ -14,7 +14,7 @@ import numpy as np
 
 from hfrender.color import srgb_color
 from hfrender.renderer.shadows import light_axes
-from hfrender.scene.lamps import MAX_LAMPS, SpotLight, lit_now
+from hfrender.scene.lamps import MAX_LAMPS, SpotLight, lit_at
 
 POINT = -2.0  # a point lamp's cone cosine: below every cosine (lit every way)
 NEAREST = 1e-8  # the least distance squared a lamp's light falls off from (radius 0)
@@ -48,13 +48,14 @@ def sun_uniforms(scene: Any, light: np.ndarray) -> dict:
             "u_ambient": float(scene.ambient)}
 
 
-def lamp_uniforms(scene: Any) -> dict:
-    """``u_lamp_count`` and, where a lamp is on (``visible``, ``intensity`` above 0), the
-    arrays of :data:`MAX_LAMPS`: ``u_lamp_position`` (world xyz; w: max(radius^2,
-    :data:`NEAREST`)), ``u_lamp_color`` (linear colour x intensity; w: a spot's cosine of
-    half its angle, :data:`POINT` for a point lamp) and ``u_lamp_aim`` (a spot's unit
+def lamp_uniforms(scene: Any, t: float) -> dict:
+    """``u_lamp_count`` and, where lamps are lit at ``t`` (:func:`~hfrender.scene.lamps.
+    lit_at`: more than :data:`MAX_LAMPS` refused in one line), the arrays of them:
+    ``u_lamp_position`` (world xyz; w: max(radius^2, :data:`NEAREST`)), ``u_lamp_color``
+    (linear colour x intensity; w: a spot's cosine of half its angle, :data:`POINT` for a
+    point lamp) and ``u_lamp_aim`` (a spot's unit
     direction; w: the cosines its edge softens over, Blender's (1 - cos) x blend)."""
-    lit = lit_now(scene)
+    lit = lit_at(scene, t)
     if not lit:
         return {"u_lamp_count": 0}
     rows = np.zeros((3, MAX_LAMPS, 4))

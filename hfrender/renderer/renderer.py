@@ -178,7 +178,7 @@ class SceneRenderer:
                   "u_eye": tuple(eye), "u_forward": tuple(forward),
                   "u_orthographic": int(cam.orthographic), "u_time": float(t),
                   "hf_linear_out": int(self.target.hdr), "u_opacity": 1.0,
-                  **lamp_uniforms(scene),
+                  **lamp_uniforms(scene, t),  # (more lit than the arrays: refused)
                   **shadow_map(self, light, lens, rates)}  # (before the target's drawing)
         self._draw_background(self.target.drawn_into(planes))
         ctx.enable(moderngl.DEPTH_TEST)

@@ -220,7 +220,7 @@ class Scene:
 
     def _put(self, obj: Object3D | Lamp) -> Object3D | Lamp:
         if isinstance(obj, Lamp):
-            put(self, obj)  # (a 9th refused)
+            put(self, obj)  # (as many as wanted: MAX_LAMPS counts those lit at a time)
         else:
             self.objects.append(obj)
         object.__setattr__(obj, "_added_to", self)  # (was: drawn twice, in one place)

@@ -2,9 +2,10 @@
 as objects are, set from ``t`` in ``update(t)`` as objects are, and placed in a parent's
 frame (``parent=group``) as objects are. They light the ``lambert`` and ``toon`` surfaces
 (and a scene's own shader through ``hf_lamps()``) on top of the scene's directional light;
-they are not drawn themselves. A lamp with ``shadows=True`` casts shadows (up to
-:data:`MAX_SHADOWED` of them, spots and point lamps together: a spot a perspective depth
-map, a point lamp six of 90 degrees, one a face of a cube, in one texture;
+they are not drawn themselves. Any number are added; up to :data:`MAX_LAMPS` light at a
+time (:func:`lit_at`). A lamp with ``shadows=True`` casts shadows (up to
+:data:`MAX_SHADOWED` lit at a time, spots and point lamps together: a spot a perspective
+depth map, a point lamp six of 90 degrees, one a face of a cube, in one texture;
 :mod:`hfrender.renderer.lamp_shadows`).
 The renderer's side: uniform arrays, :mod:`hfrender.renderer.lamps`.
 
@@ -30,8 +31,8 @@ from hfrender.scene.nodes import PLACE_CHECKS, Group, Placed
 
 log = logging.getLogger(__name__)
 _SAID: set[tuple[str, str, int]] = set()  # idle shadow settings, said once (say_idle_shadows)
-MAX_LAMPS = 8  # the shaders' uniform arrays (shaders/glsl/mesh_header.frag: HF_MAX_LAMPS)
-MAX_SHADOWED = 4  # lamps casting shadows at once (mesh_header.frag: u_spot_map0..3)
+MAX_LAMPS = 8  # lit at a time: the shaders' arrays (shaders/glsl/mesh_header.frag: HF_MAX_LAMPS)
+MAX_SHADOWED = 4  # lit lamps casting shadows at a time (mesh_header.frag: u_spot_map0..3)
 POINT_MOST = 4096  # a point lamp's shadow_resolution at most (its map: 3 x 2 faces)
 DOWN = (0.0, -1.0, 0.0)  # a spot's direction unless given (y is up; Blender's points down)
 
@@ -171,25 +172,29 @@ def lamps_of(scene: Any) -> list[Lamp]:
 
 
 def put(scene: Any, lamp: Lamp) -> None:
-    """``lamp`` added to ``scene``: a lamp past :data:`MAX_LAMPS` refused in one line."""
-    lamps = scene.__dict__.setdefault("_lamps", [])
-    if len(lamps) >= MAX_LAMPS:
-        raise InputError(f"add(): this {type(lamp).__name__} would be the scene's "
-                         f"{len(lamps) + 1}th lamp; a scene has up to {MAX_LAMPS} "
-                         "(hf.PointLight and hf.SpotLight together)")
-    if lamp.shadows:
-        too_many_shadows([*lamps, lamp], f"add(): this {type(lamp).__name__} would make")
-    lamps.append(lamp)
+    """``lamp`` added to ``scene`` (as many as wanted: :data:`MAX_LAMPS` counts those lit
+    at a time, :func:`lit_at`; was: every lamp added, a street of 12 keyed on and off 8 at
+    a time refused at the 9th)."""
+    scene.__dict__.setdefault("_lamps", []).append(lamp)
 
 
-def too_many_shadows(lamps: list[Lamp], told: str) -> None:
-    """Refuse, in one line (``told`` first), more than :data:`MAX_SHADOWED` of ``lamps``
-    casting shadows."""
-    count = sum(lamp.shadows for lamp in lamps)
+def lit_at(scene: Any, t: float) -> list[Lamp]:
+    """:func:`lit_now`, the scene at ``t``; more than :data:`MAX_LAMPS` of them, or more
+    than :data:`MAX_SHADOWED` with shadows among them, refused in one line naming
+    ``t`` and the count (the shaders' arrays and maps hold that many)."""
+    lit = lit_now(scene)
+    if len(lit) > MAX_LAMPS:
+        raise InputError(f"at t={t:.6g} s the scene has {len(lit)} lamps lit; up to "
+                         f"{MAX_LAMPS} light at once (hf.PointLight and hf.SpotLight "
+                         "together): switch one off (visible=False or intensity=0) while "
+                         "the others are lit")
+    count = sum(lamp.shadows for lamp in lit)
     if count > MAX_SHADOWED:
-        raise InputError(f"{told} {count} lamps with shadows=True; up to {MAX_SHADOWED} cast "
-                         "shadows at once (hf.PointLight and hf.SpotLight together, a depth "
-                         "map each): set shadows=False on one")
+        raise InputError(f"at t={t:.6g} s the scene has {count} lit lamps with shadows=True; "
+                         f"up to {MAX_SHADOWED} cast shadows at once (hf.PointLight and "
+                         "hf.SpotLight together, a depth map each): set shadows=False (or "
+                         "visible=False) on one")
+    return lit
 
 
 def say_idle_shadows(scene: Any, t: float) -> None:

@@ -1,0 +1,97 @@
+"""The lamps' limits and rough edges (hfrender/scene/lamps.py, renderer/lamps.py,
+renderer/lamp_shadows.py): up to 8 lamps and 4 shadowed lamps lit at a time, however many
+are added; a Group's opacity fading its lamps; no shadow map drawn for a light that gives
+none; a scene's own surface shader that leaves out hf_lamps() or hf_shadow() warned of."""
+
+import numpy as np
+import pytest
+from test_lamps import AMBIENT, CODE16, GREY, PPM, H, W, draw, plane_scene
+
+import hfrender as hf
+from hfrender.color import srgb_to_linear
+from hfrender.errors import InputError
+
+STREET = 12  # lamps along x, 0.5 m apart, 8 lit at a time
+
+
+def street(lit_from, many=lambda t: 8):
+    """A plane under :data:`STREET` point lamps 1 m above it at x = -2.75..2.75, lamp i lit
+    (visible) where ``lit_from(t) <= i < lit_from(t) + many(t)``."""
+
+    def update(scene, t):
+        first = lit_from(t)
+        for i, lamp in enumerate(scene.lamps):
+            lamp.visible = first <= i < first + many(t)
+
+    lamps = [hf.PointLight(position=(-2.75 + 0.5 * i, 0, 1), intensity=0.05, radius=0.0)
+             for i in range(STREET)]
+    return plane_scene(*lamps, update=update)
+
+
+def street_light(first, count=8):
+    """The linear red of the plane's pixels along y = 0 lit by lamps first..first+count-1
+    (:func:`street`'s), worked by hand."""
+    x = (np.arange(W) + 0.5 - W / 2) / PPM
+    total = np.zeros(W)
+    for i in range(first, first + count):
+        d2 = (x - (-2.75 + 0.5 * i)) ** 2 + 1.0
+        total += 0.05 / d2 * (1.0 / np.sqrt(d2))  # inverse square times the cosine
+    grey = float(srgb_to_linear(GREY))
+    return grey * (AMBIENT + total)
+
+
+@pytest.mark.usefixtures("gl_context")
+def test_twelve_lamps_added_eight_lit_at_a_time_draw(gl_context):
+    """A street of 12 lamps keyed on and off, never more than 8 lit at once: added (was:
+    the 9th refused at add()), and each time lit by the 8 lamps lit then."""
+    ctx = gl_context()
+    for t, first in ((0.0, 0), (1.0, 4)):
+        row = draw(ctx, street(lambda t: int(t * 4)), t=t)[H // 2, :, 0]
+        assert np.abs(row - street_light(first)).max() <= 4 * CODE16
+    assert abs(street_light(0)[W - 1] - street_light(4)[W - 1]) > 0.01  # (they differ)
+
+
+@pytest.mark.usefixtures("gl_context")
+def test_a_subframe_with_a_ninth_lamp_lit_is_one_line_naming_its_time(gl_context):
+    """8 lamps lit, then a 9th from t = 0.3: drawn at 0.25, refused at 0.5."""
+    ctx = gl_context()
+    def ninth(t):
+        return 8 if t < 0.3 else 9
+
+    row = draw(ctx, street(lambda t: 0, ninth), t=0.25)[H // 2, :, 0]
+    assert np.abs(row - street_light(0)).max() <= 4 * CODE16
+    with pytest.raises(InputError) as caught:
+        draw(ctx, street(lambda t: 0, ninth), t=0.5)
+    assert str(caught.value) == (
+        "at t=0.5 s the scene has 9 lamps lit; up to 8 light at once (hf.PointLight and "
+        "hf.SpotLight together): switch one off (visible=False or intensity=0) while the "
+        "others are lit")
+
+
+def spots_scene(count):
+    """``count`` spots with shadows=True over a plane, every one added; spot i lit where
+    its ``visible`` says."""
+    spots = [hf.SpotLight(position=(0.2 * i - 0.5, 0, 2), direction=(0, 0, -1), angle=60,
+                          intensity=0.5, shadows=True) for i in range(count)]
+    return plane_scene(*spots)
+
+
+def test_six_shadowed_spots_added_four_lit_at_a_time():
+    """Six spots with shadows=True are added (was: the 5th refused at add()); four of them
+    lit draw four maps' rows; a fifth lit is one line naming the time and the count."""
+    from hfrender.renderer.lamp_shadows import shadowed
+    from hfrender.renderer.lamps import lamp_uniforms
+
+    scene = spots_scene(6)
+    scene.setup()
+    for i, lamp in enumerate(scene.lamps):
+        lamp.visible = i % 3 != 0  # (1, 2, 4, 5 lit)
+    assert lamp_uniforms(scene, 0.0)["u_lamp_count"] == 4
+    assert [k for k, _ in shadowed(scene)] == [0, 1, 2, 3]
+    scene.lamps[3].visible = True
+    with pytest.raises(InputError) as caught:
+        lamp_uniforms(scene, 1.25)
+    assert str(caught.value) == (
+        "at t=1.25 s the scene has 5 lit lamps with shadows=True; up to 4 cast shadows at "
+        "once (hf.PointLight and hf.SpotLight together, a depth map each): set shadows=False "
+        "(or visible=False) on one")
