@@ -95,3 +95,27 @@ def test_six_shadowed_spots_added_four_lit_at_a_time():
         "at t=1.25 s the scene has 5 lit lamps with shadows=True; up to 4 cast shadows at "
         "once (hf.PointLight and hf.SpotLight together, a depth map each): set shadows=False "
         "(or visible=False) on one")
+
+@pytest.mark.usefixtures("gl_context")
+def test_a_groups_opacity_fades_its_lamps_as_it_fades_its_objects(gl_context):
+    """A lamp in a Group is faded with it, as the group's objects are (nodes.drawn_opacity):
+    at opacity 0 it gives no light (was: full light from a group faded out), at 0.5 half,
+    nested groups multiplying; an object's own opacity is its own (a lamp under a 0.5
+    bulb: full light)."""
+    from hfrender.scene.lamps import lit_now
+
+    ctx, c = gl_context(), float(srgb_to_linear(GREY))
+    for fades, share in (((0.0,), 0.0), ((0.5,), 0.5), ((0.5, 0.5), 0.25), ((1.0,), 1.0)):
+        lamp = hf.PointLight(position=(0, 0, 2), intensity=4)  # (1x the grey under it)
+        outer = inner = hf.Group(lamp, opacity=fades[0])
+        for fade in fades[1:]:
+            outer = hf.Group(outer, opacity=fade)
+        scene = plane_scene(lamp)
+        picture = draw(ctx, scene)[..., 0]
+        assert abs(picture[60, 100] - c * (AMBIENT + share)) <= CODE16, fades
+        assert (lit_now(scene) == [lamp]) == (share > 0) and inner.opacity == fades[0]
+    bulb = hf.Sphere(position=(0, 0, -1), radius=0.05, opacity=0.5)  # (under the plane)
+    lamp = hf.PointLight(position=(0, 0, 3), intensity=4, parent=bulb)
+    scene = plane_scene(bulb, lamp)
+    picture = draw(ctx, scene)[..., 0]
+    assert abs(picture[60, 100] - c * (AMBIENT + 1.0)) <= CODE16

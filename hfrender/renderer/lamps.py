@@ -52,9 +52,9 @@ def lamp_uniforms(scene: Any, t: float) -> dict:
     """``u_lamp_count`` and, where lamps are lit at ``t`` (:func:`~hfrender.scene.lamps.
     lit_at`: more than :data:`MAX_LAMPS` refused in one line), the arrays of them:
     ``u_lamp_position`` (world xyz; w: max(radius^2, :data:`NEAREST`)), ``u_lamp_color``
-    (linear colour x intensity; w: a spot's cosine of half its angle, :data:`POINT` for a
-    point lamp) and ``u_lamp_aim`` (a spot's unit
-    direction; w: the cosines its edge softens over, Blender's (1 - cos) x blend)."""
+    (linear colour x intensity x its groups' opacity; w: a spot's cosine of half its
+    angle, :data:`POINT` for a point lamp) and ``u_lamp_aim`` (a spot's unit direction;
+    w: the cosines its edge softens over, Blender's (1 - cos) x blend)."""
     lit = lit_at(scene, t)
     if not lit:
         return {"u_lamp_count": 0}

@@ -27,7 +27,7 @@ import numpy as np
 from hfrender.color import display_color, srgb_color
 from hfrender.errors import InputError
 from hfrender.scene import checks
-from hfrender.scene.nodes import PLACE_CHECKS, Group, Placed
+from hfrender.scene.nodes import PLACE_CHECKS, Placed, groups_opacity
 
 log = logging.getLogger(__name__)
 _SAID: set[tuple[str, str, int]] = set()  # idle shadow settings, said once (say_idle_shadows)
@@ -42,7 +42,8 @@ class Lamp(Placed):
     """A light at ``position`` (metres; in its ``parent``'s frame where it has one) of
     ``color`` (a display colour, as an object's) times ``intensity`` (>= 0: the light on a
     surface facing it 1 m away), falling off as 1 / max(d, radius)^2. ``visible = False``
-    switches it off (so does a hidden Group it lies in). Never drawn: a lamp is seen by
+    switches it off (so does a hidden Group it lies in; a Group's ``opacity`` scales its
+    light, 0 off, as it fades the Group's objects). Never drawn: a lamp is seen by
     what it lights. ``shadows``: cast by the opaque objects (a point lamp's by those
     beyond its ``radius``: not its bulb), its map ``shadow_resolution`` texels a side (a
     point lamp's each of its six faces; None: from the output's size; without shadows
@@ -70,8 +71,12 @@ class Lamp(Placed):
         return own if frame is None else frame[:3, :3] @ own + frame[:3, 3]
 
     def linear_light(self) -> np.ndarray:
-        """Its colour in linear light times its intensity."""
-        return np.asarray(srgb_color(tuple(self.color[:3])), np.float64) * self.intensity
+        """Its colour in linear light times its intensity and the opacity of the Groups it
+        lies in (:func:`~hfrender.scene.nodes.groups_opacity`: a group faded to 0.5 halves
+        its lamps' light, as it halves its objects' opacity; hidden, or faded to 0: none);
+        0 while it is not ``visible``."""
+        share = groups_opacity(self) * self.intensity if self.visible else 0.0
+        return np.asarray(srgb_color(tuple(self.color[:3])), np.float64) * share
 
 
 @dataclass(eq=False)
@@ -224,22 +229,10 @@ def say_idle_shadows(scene: Any, t: float) -> None:
 
 
 def lit_now(scene: Any) -> list[Lamp]:
-    """The lamps giving light as the scene is now: ``visible``, in no Group that is not
-    (a hidden group hides its objects and switches its lamps off), ``intensity`` above 0."""
-    return [lamp for lamp in lamps_of(scene) if lamp.intensity > 0.0 and _shown(lamp)]
-
-
-def _shown(lamp: Lamp) -> bool:
-    """``lamp`` visible, and no Group it lies in hidden (an object's ``visible`` is its
-    own, not its children's: :func:`~hfrender.scene.nodes.drawn_opacity`'s rule)."""
-    if not lamp.visible:
-        return False
-    up = lamp.parent
-    while up is not None:
-        if isinstance(up, Group) and not up.visible:
-            return False
-        up = up.parent
-    return True
+    """The lamps giving light as the scene is now: ``visible``, ``intensity`` above 0 and a
+    colour not black, in no Group that is hidden or faded to opacity 0 (a Group passes its
+    ``visible`` and ``opacity`` to its lamps as to its objects: :meth:`Lamp.linear_light`)."""
+    return [lamp for lamp in lamps_of(scene) if lamp.linear_light().max() > 0.0]
 
 
 def most_light(obj: Any, lamps: list[Lamp]) -> float:
