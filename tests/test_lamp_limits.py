@@ -119,3 +119,41 @@ def test_a_groups_opacity_fades_its_lamps_as_it_fades_its_objects(gl_context):
     scene = plane_scene(bulb, lamp)
     picture = draw(ctx, scene)[..., 0]
     assert abs(picture[60, 100] - c * (AMBIENT + 1.0)) <= CODE16
+
+
+def sun_and_spot(dark, sun_shadows=True, spot_shadows=True):
+    """A 0.4 m cube over :func:`plane_scene`'s plane, the sun (``shadows``) and a spot
+    (``shadows=True``) both casting its shadow on it; ``dark``: the scene's light_* or the
+    spot's settings."""
+    spot = hf.SpotLight(position=(0.3, 0, 2), direction=(0, 0, -1), angle=60,
+                        shadows=spot_shadows,
+                        **{k: v for k, v in dark.items() if not k.startswith("light_")})
+    scene = plane_scene(hf.Cube(position=(0, 0, 0.5), scale=0.4), spot)
+    scene.shadows, scene.light_direction = sun_shadows, (0.3, 0.2, 1)
+    for name, value in dark.items():
+        if name.startswith("light_"):
+            setattr(scene, name, value)
+    return scene
+
+
+@pytest.mark.usefixtures("gl_context")
+@pytest.mark.parametrize("dark, maps", [
+    (dict(), 2), (dict(light_strength=0.0), 1), (dict(light_color=(0, 0, 0)), 1),
+    (dict(intensity=0.0), 1), (dict(visible=False), 1), (dict(color=(0, 0, 0)), 1)])
+def test_no_shadow_map_is_drawn_for_a_light_that_gives_none(gl_context, monkeypatch, dark,
+                                                            maps):
+    """The sun (shadows=True) and a spot (shadows=True) each draw a map; one whose light is
+    0 (light_strength 0, a black light_color; a spot's intensity 0, switched off, black)
+    draws none (was: the sun's drawn whatever its light), and the picture is the one drawn
+    with that light's shadows off, bit for bit."""
+    from hfrender.renderer.shadows import ShadowPass
+
+    drawn, draw_map = [], ShadowPass._draw
+    monkeypatch.setattr(ShadowPass, "_draw", lambda self, *a: (drawn.append(id(self)),
+                                                               draw_map(self, *a))[1])
+    picture = draw(gl_context(), sun_and_spot(dark))
+    assert len(set(drawn)) == maps
+    if dark:
+        sun = any(name.startswith("light_") for name in dark)
+        off = draw(gl_context(), sun_and_spot(dark, sun_shadows=not sun, spot_shadows=sun))
+        assert picture.tobytes() == off.tobytes()

@@ -310,18 +310,26 @@ class ShadowPass:
 
 def shadow_map(renderer: Any, light: np.ndarray, lens: tuple, rates: np.ndarray) -> dict:
     """The uniforms by which ``renderer``'s surface shaders read its scene's shadow maps,
-    drawn for now: the directional light's where the scene's ``shadows`` are on, its
-    shadowed lamps' (:func:`~hfrender.renderer.lamp_shadows.lamp_maps`); its
-    :class:`ShadowPass` made the first time; ``rates``: the sub-frame's clip rates,
-    :meth:`ShadowPass.keep`). :data:`OFF` where neither casts."""
+    drawn for now: the directional light's where the scene's ``shadows`` are on and it
+    gives light (:func:`sun_casts`), its shadowed lamps' that are lit
+    (:func:`~hfrender.renderer.lamp_shadows.lamp_maps`); its :class:`ShadowPass` made the
+    first time; ``rates``: the sub-frame's clip rates, :meth:`ShadowPass.keep`).
+    :data:`OFF` where neither casts."""
     from hfrender.renderer.lamp_shadows import lamp_maps, shadowed  # (it builds on this)
 
     scene = renderer.scene
-    lamps = shadowed(scene)
-    if not scene.shadows and not lamps:
+    lamps, casts_too = shadowed(scene), sun_casts(scene)
+    if not casts_too and not lamps:
         return OFF
     if renderer.shadows is None:
         renderer.shadows = ShadowPass(renderer.ctx)
     seen = boxes(scene)  # (once for every map: was found again for each spot's)
-    sun = renderer.shadows.draw(renderer, light, lens, rates, seen) if scene.shadows else OFF
+    sun = renderer.shadows.draw(renderer, light, lens, rates, seen) if casts_too else OFF
     return {**sun, **lamp_maps(renderer.shadows, renderer, lamps, lens, rates, seen)}
+
+
+def sun_casts(scene: Any) -> bool:
+    """Whether the directional light's map is drawn: the scene's ``shadows`` on and the
+    light it gives above 0 (``light_strength`` and ``light_color``; was: drawn at 0 too,
+    shading nothing: ``hf_shadow()`` is 1 without it)."""
+    return bool(scene.shadows) and scene.light_strength > 0 and max(scene.light_color) > 0
