@@ -157,3 +157,45 @@ def test_no_shadow_map_is_drawn_for_a_light_that_gives_none(gl_context, monkeypa
         sun = any(name.startswith("light_") for name in dark)
         off = draw(gl_context(), sun_and_spot(dark, sun_shadows=not sun, spot_shadows=sun))
         assert picture.tobytes() == off.tobytes()
+
+
+SUN_ONLY = ("vec3 shade(vec3 normal, vec3 world, vec3 color) {\n"
+            "    return color * (u_ambient + max(dot(normal, u_light_dir), 0.0));\n}\n")
+LAMPS_ONLY = ("vec3 shade(vec3 normal, vec3 world, vec3 color) {\n"
+              "    return color * hf_lamps(world, normal);  // (no hf_shadow: no sun)\n}\n")
+
+
+@pytest.mark.usefixtures("gl_context")
+def test_a_scenes_own_shader_without_hf_lamps_or_hf_shadow_is_warned_of_once(
+        gl_context, tmp_path, caplog):
+    """A scene's own surface lit by the sun (it reads u_light_dir) that never calls
+    hf_lamps() while lamps are lit, or hf_shadow() while the sun casts, drew without them
+    and said nothing; now a warning each, naming the file, once (two draws: two lines).
+    One that calls hf_lamps() and reads no sun, the built-in lambert, and the same file in
+    a scene with no lamp and no shadows: none."""
+    for name, text in (("sun_only.glsl", SUN_ONLY), ("lamps_only.glsl", LAMPS_ONLY)):
+        (tmp_path / name).write_text(text)
+    ctx = gl_context()
+
+    def shot(shader, lamp=True, shadows=True):
+        scene = plane_scene(*[hf.PointLight(position=(0, 0, 2))] * lamp, shader=shader)
+        scene.source_path, scene.shadows = str(tmp_path / "shot.py"), shadows
+        scene.light_direction = (0.3, 0.2, 1)
+        return scene
+
+    with caplog.at_level("WARNING"):
+        for _ in range(2):
+            draw(ctx, shot("sun_only.glsl"), t=0.5)
+        said = [r.getMessage() for r in caplog.records]
+        caplog.clear()
+        draw(ctx, shot("lamps_only.glsl"))
+        draw(ctx, shot(None))
+        draw(ctx, shot("sun_only.glsl", lamp=False, shadows=False))
+    assert said == [
+        "sun_only.glsl never calls hf_lamps(world, normal): the scene's lamps (1 lit at "
+        "t=0.5 s) light nothing drawn with it; add color * hf_lamps(world, normal) to what "
+        "its shade() returns",
+        "sun_only.glsl never calls hf_shadow(world, normal): the scene's shadows=True "
+        "shades nothing drawn with it; multiply its directional light by "
+        "hf_shadow(world, normal)"]
+    assert [r.getMessage() for r in caplog.records] == []

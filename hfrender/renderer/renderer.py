@@ -30,6 +30,7 @@ from hfrender.renderer.programs import (
 )
 from hfrender.renderer.shader_renderer import ShaderRenderer
 from hfrender.renderer.shadows import ShadowPass, shadow_map
+from hfrender.renderer.surface import say_unlit
 from hfrender.renderer.target import Target
 from hfrender.renderer.text import TextDrawer, on_picture
 from hfrender.renderer.translucent import TranslucentPass, by_depth
@@ -53,8 +54,7 @@ def _cofactor(m: np.ndarray) -> np.ndarray:
     """det(m) * inverse(m).T: transforms normals, and stays defined for a zero scale.
 
     Plain float arithmetic: np.cross costs ~30 us a call, and this runs per object per
-    sub-frame.
-    """
+    sub-frame."""
     r0, r1, r2 = m.tolist()
     return np.array([_cross(r1, r2), _cross(r2, r0), _cross(r0, r1)])
 
@@ -180,6 +180,7 @@ class SceneRenderer:
                   "hf_linear_out": int(self.target.hdr), "u_opacity": 1.0,
                   **lamp_uniforms(scene, t),  # (more lit than the arrays: refused)
                   **shadow_map(self, light, lens, rates)}  # (before the target's drawing)
+        say_unlit(self, shared, t)  # (a scene's own surface leaving its lamps out: once)
         self._draw_background(self.target.drawn_into(planes))
         ctx.enable(moderngl.DEPTH_TEST)
         found = self.draw_objects(shared, lens, rates=rates)  # (each one's opacity read once)
@@ -245,12 +246,12 @@ class SceneRenderer:
                      rates: np.ndarray = _NO_RATES) -> list[tuple[int, Any]]:
         """Every visible opaque object, drawn by ``pick(obj, is a model)``'s program (its
         own surface's, :meth:`_program_of`, where not given; the shadow map's depth-only
-        one): the uniforms all share (``shared``) set once per
-        program; a loaded model's own as uniforms, drawn now; the built-in geometries'
-        objects grouped by program and geometry (a sphere's by its level, ``lens``:
-        :meth:`_pixels_a_metre`), each group one instanced draw, after the models. Objects
-        of an opacity below 1 and texts are left to :mod:`hfrender.renderer.translucent`:
-        returned, (place, object) in the scene's order (:func:`in_order`'s)."""
+        one): the uniforms all share (``shared``) set once per program; a loaded model's
+        own as uniforms, drawn now; the built-in geometries' objects grouped by program and
+        geometry (a sphere's by its level, ``lens``: :meth:`_pixels_a_metre`), each group
+        one instanced draw, after the models. Objects of an opacity below 1 and texts are
+        left to :mod:`hfrender.renderer.translucent`: returned, (place, object) in the
+        scene's order (:func:`in_order`'s)."""
         ready: set[int] = set()
         groups: dict[tuple, tuple[Any, list[int]]] = {}  # (program, geometry): objects
         models, objects, places, found = [], [], [], []  # the built-in ones', as drawn

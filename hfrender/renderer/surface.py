@@ -3,7 +3,9 @@ beside the scene or ``shaders/glsl/``) looked at before it is compiled: one that
 no ``shade()`` is told what it is instead (was: "hfrender's wrapper: no function with name
 'shade'", naming no file), an error the compiler finds in hfrender's call of ``shade()``
 names the user's file, and a uniform of its own that hfrender never sets (it stays 0: an
-object drawn black without a word) is warned of."""
+object drawn black without a word) is warned of, as is one lit by the directional light
+that never calls ``hf_lamps()`` while lamps are lit or ``hf_shadow()`` while the sun
+casts (:func:`say_unlit`: was drawn without them, without a word)."""
 
 from __future__ import annotations
 
@@ -18,6 +20,7 @@ from hfrender.renderer.programs import (
     ShaderError,
     compile_program,
     glsl,
+    surface_source,
     with_user_source,
     wrapper_errors_at,
 )
@@ -28,6 +31,7 @@ from hfrender.renderer.shadertoy import (
     own_uniforms_read,
     without_version,
 )
+from hfrender.resources import shader_dir
 
 log = logging.getLogger(__name__)
 
@@ -36,6 +40,13 @@ _DEFINES_SHADE = re.compile(r"\b\w+\s+shade\s*\(")
 READ = ("u_time", "u_light_dir", "u_light_color", "u_ambient", "u_eye", "u_forward", "u_color",
         "u_emissive")
 _SAID: set[str] = set()  # files whose unset uniforms were told (once a process)
+_UNLIT_SAID: set[tuple[str, str]] = set()  # (file, hf_lamps or hf_shadow) told: once each
+_SUN = re.compile(r"\bu_light_dir\b")
+_UNLIT = {  # what a surface lit by the sun misses without each, and what to do
+    "hf_lamps": ("the scene's lamps ({lamps} lit at t={t:.6g} s) light nothing drawn with "
+                 "it; add color * hf_lamps(world, normal) to what its shade() returns"),
+    "hf_shadow": ("the scene's shadows=True shades nothing drawn with it; multiply its "
+                  "directional light by hf_shadow(world, normal)")}
 
 
 def no_shade(source: str) -> str | None:
@@ -100,3 +111,36 @@ def surface_program(ctx: Any, vertex: str, header: str, source: str, path: Path)
                   for old, new in zip(exc.errors, moved, strict=True)]
         more = str(exc)[len(exc.errors[0]):]  # " (and 1 more error)"
         raise ShaderError(errors[0] + more, errors) from None
+
+
+@functools.lru_cache(maxsize=256)
+def unlit_calls(shader: str | None, scene_dir: Path | None) -> tuple[Path, tuple[str, ...]]:
+    """(its file, the calls it never makes of ``hf_lamps`` and ``hf_shadow``) of a
+    scene's own surface shader ``shader`` lit by the directional light (its code reads
+    ``u_light_dir``); none for one that reads no sun (its own light, ``hf_lamps()``
+    alone) and for hfrender's own (``unlit`` takes no light by design)."""
+    source, path = surface_source(shader, scene_dir)
+    code = _code(source)
+    if path.parent == shader_dir() / "glsl" or not _SUN.search(code):
+        return path, ()
+    return path, tuple(name for name in _UNLIT if not re.search(rf"\b{name}\s*\(", code))
+
+
+def say_unlit(renderer: Any, shared: dict, t: float) -> None:
+    """A warning, once a file and call, for each of ``renderer``'s surface programs
+    (objects', models', texts') of a scene's own shader (:func:`unlit_calls`) that never
+    calls ``hf_lamps`` while lamps are lit or ``hf_shadow`` while the sun casts (as
+    ``shared``, the sub-frame's uniforms at ``t``, say)."""
+    lamps, sun = shared["u_lamp_count"], shared["u_shadows"]
+    if not lamps and not sun:
+        return
+    names = {*renderer.programs, *renderer.models.programs, *renderer.texts.programs}
+    for shader in names:
+        path, lacks = unlit_calls(shader, renderer.scene_dir)
+        for call in lacks:
+            said = (str(path), call)
+            if said in _UNLIT_SAID or not (lamps if call == "hf_lamps" else sun):
+                continue
+            _UNLIT_SAID.add(said)
+            log.warning("%s never calls %s(world, normal): %s", path.name, call,
+                        _UNLIT[call].format(lamps=lamps, t=t))
