@@ -198,14 +198,15 @@ def drawn_opacity(node: Placed) -> float:
     ``VGroup.set_opacity`` sets each submobject's)."""
     if not node.visible:  # type: ignore[attr-defined]
         return 0.0
-    return float(node.opacity) * groups_opacity(node)  # type: ignore[attr-defined]
+    return groups_opacity(node, float(node.opacity))  # type: ignore[attr-defined]
 
 
-def groups_opacity(node: Placed) -> float:
-    """The product of the opacities of the Groups ``node`` lies in, through its parents
-    (1 in none), or 0 where one of them is not ``visible``: what they pass on to an
-    object (:func:`drawn_opacity`) and to a lamp (its light's share)."""
-    opacity, up = 1.0, node.parent
+def groups_opacity(node: Placed, opacity: float = 1.0) -> float:
+    """``opacity`` times the opacities of the Groups ``node`` lies in, through its parents,
+    in that order (nested groups multiply), or 0 where one of them is not ``visible``:
+    what they pass on to an object (:func:`drawn_opacity`) and to a lamp (its light's
+    share)."""
+    up = node.parent
     while up is not None:
         if isinstance(up, Group):
             if not up.visible:
