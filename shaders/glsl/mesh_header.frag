@@ -21,15 +21,15 @@ uniform float u_time;
 uniform vec2 u_half_size;     // half the image size in pixels
 uniform int hf_linear_out;    // 1: a float target (--hdr) takes linear light, past 1 too;
                               // 2: linear light up to 1 (translucent objects over 8-bit)
-uniform int u_shadows;        // 1: the scene's shadows = True (hfrender/renderer/shadows.py)
+uniform int u_shadows;        // 1: the scene's shadows = True, its light above 0 (shadows.py)
 uniform sampler2DShadow u_shadow_map;  // the light's depth of the opaque objects
 uniform mat4 u_light_matrix;  // world -> the shadow map's (s, t, depth), each 0..1
 uniform vec3 u_shadow_texel;  // a texel of the map: metres across, in s-t, in depth
-#define HF_MAX_LAMPS 8        // the lamps (hfrender/renderer/lamps.py: lamp_uniforms)
+#define HF_MAX_LAMPS 8        // the lamps lit at a time (hfrender/renderer/lamps.py)
 uniform int u_lamp_count;     // those lit now, the first of the arrays
 uniform vec4 u_lamp_position[HF_MAX_LAMPS];  // world xyz; w: max(radius^2, 1e-8)
-uniform vec4 u_lamp_color[HF_MAX_LAMPS];     // linear colour x intensity; w: a spot's
-                                             // cos(angle / 2), -2 for a point lamp
+uniform vec4 u_lamp_color[HF_MAX_LAMPS];     // linear colour x intensity x groups' opacity;
+                                             // w: a spot's cos(angle / 2), -2 for a point lamp
 uniform vec4 u_lamp_aim[HF_MAX_LAMPS];       // a spot's unit direction; w: its blend in cosine
 uniform int u_lamp_shadow[HF_MAX_LAMPS];     // 1..4: the lamp's shadow map (u_spot_map0..3,
                                              // hfrender/renderer/lamp_shadows.py); 0: none
