@@ -228,7 +228,7 @@ def test_one_texture_is_made_of_an_image_base_colour_and_emission_alike(gl_conte
         "baseColorTexture": {"index": 0}}))
     drawer = ModelDrawer(gl_context().ctx, None)
     drawer.prepare(None, mesh.geometry)
-    (_, _, base, glow, part, _), = drawer.uploads[mesh.geometry]
+    (_, _, base, glow, part, *_), = drawer.uploads[mesh.geometry]
     assert base is glow and part.texture is part.emission_texture
     drawer.release()
 

@@ -184,12 +184,14 @@ def test_the_facing_of_a_pose_is_the_sign_of_its_used_joints_determinants():
                   ) == -1
 
 
+@pytest.mark.parametrize("shader", [True, False])
 def test_a_sub_frame_poses_a_skin_once_for_its_shadow_map_and_its_colour(
-        gl_context, tmp_path, monkeypatch):
-    """``shadows = True`` with velocity, 3 sub-frames of the bending bar: ``posed`` runs
-    once a sub-frame (was twice: the shadow map's pose, then the colour's again with its
-    rates), and its colour and velocity planes are those drawn without shadows (lit by
-    ambient light alone, nothing shadows the bar)."""
+        gl_context, tmp_path, monkeypatch, shader):
+    """``shadows = True`` with velocity, 3 sub-frames of the bending bar: its pose is
+    found once a sub-frame, the shader's (``shader_pose``: its joints' texture written
+    once) or NumPy's (``posed``; was twice: the shadow map's pose, then the colour's again
+    with its rates), and its colour and velocity planes are those drawn without shadows
+    (lit by ambient light alone, nothing shadows the bar)."""
     from test_meshes import make_scene
     from test_model_animation import CAMERA, H, W, sub_frame
     from test_model_skins import write_bar
@@ -198,13 +200,14 @@ def test_a_sub_frame_poses_a_skin_once_for_its_shadow_map_and_its_colour(
     from hfrender.renderer.renderer import SceneRenderer
 
     calls = []
-    real = models.posed
+    name = "shader_pose" if shader else "posed"
+    real = getattr(models, name)
 
     def spy(*args, **kwargs):
         calls.append(args[0])
         return real(*args, **kwargs)
 
-    monkeypatch.setattr(models, "posed", spy)
+    monkeypatch.setattr(models, name, spy)
     path, h = write_bar(tmp_path), 1e-3
 
     def planes(shadows):
@@ -213,6 +216,7 @@ def test_a_sub_frame_poses_a_skin_once_for_its_shadow_map_and_its_colour(
         scene.shadows = shadows
         scene.setup()
         renderer = SceneRenderer(gl_context().ctx, scene, (W, H), True, with_velocity=True)
+        renderer.models.shader_posing = shader
         renderer.prepare()
         shots = [sub_frame(renderer, mesh, t, h)[1:] for t in (0.2, 0.5, 0.8)]
         renderer.release()

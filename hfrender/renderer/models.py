@@ -11,6 +11,7 @@ from typing import Any
 import numpy as np
 
 from hfrender.renderer.programs import glsl, set_uniform, surface_source
+from hfrender.renderer.skinning import PartShape, ShaderPose, fits, shader_pose
 from hfrender.renderer.surface import surface_program
 from hfrender.scene.meshes import Part, model_data
 from hfrender.scene.model_animation import weight_row_count
@@ -40,23 +41,30 @@ def defined(source: str, defines: str) -> str:
     return f"{first}\n{defines}{rest}"
 
 
-def vertex_array(ctx: Any, prog: Any, vbo: Any, ibo: Any, rated: Any = None) -> Any:
+def vertex_array(ctx: Any, prog: Any, vbo: Any, ibo: Any, rated: Any = None,
+                 shape: PartShape | None = None) -> Any:
     """``prog``'s vertex array of rows of :data:`hfrender.scene.meshes.VERTEX` in ``vbo``
     and 32-bit indices in ``ibo``: the attributes the compiler dropped (a surface shader
-    without normals) skipped; ``rated``: a skinned part's vertices' clip rates (vec4)."""
+    without normals) skipped; ``rated``: a skinned part's vertices' clip rates (vec4), as
+    posed in NumPy; ``shape``: its unposed vertices, joints and weights, posed in the
+    shader."""
     kept = [a for a in _ATTRIBUTES if a[0] in prog]
     fmt = " ".join(used if name in prog else skip for name, used, skip in _ATTRIBUTES)
     buffers = [(vbo, fmt, *(a[0] for a in kept))]
     if rated is not None and "in_skin_rate" in prog:
         buffers.append((rated, "4f", "in_skin_rate"))
+    buffers += [] if shape is None else shape.buffers(prog)
     return ctx.vertex_array(prog, buffers, index_buffer=ibo, index_element_size=4)
 
 
 class ModelDrawer:
-    """Programs, buffers, textures and vertex arrays of loaded models for one context."""
+    """Programs, buffers, textures and vertex arrays of loaded models for one context.
+    ``shader_posing``: skinned and morphed parts posed in the vertex shader
+    (:mod:`hfrender.renderer.skinning`); False: in NumPy (:func:`~hfrender.scene.
+    model_skins.posed`, the reference), their vertices written at each pose."""
 
     def __init__(self, ctx: Any, scene_dir: Path | None) -> None:
-        self.ctx, self.scene_dir = ctx, scene_dir
+        self.ctx, self.scene_dir, self.shader_posing = ctx, scene_dir, True
         self.programs: dict[str | None, Any] = {}
         self.uploads: dict[str, list[tuple[Any, Any, Any, Any, Part, Any]]] = {}
         self.vaos: dict[tuple, Any] = {}
@@ -69,10 +77,12 @@ class ModelDrawer:
             self.programs[shader] = mesh_program(self.ctx, shader, self.scene_dir, DEFINE)
         return self.programs[shader]
 
-    def _upload(self, geometry: str) -> list[tuple[Any, Any, Any, Any, Part, Any]]:
+    def _upload(self, geometry: str) -> list[tuple[Any, Any, Any, Any, Part, Any, Any]]:
         """Each part's (vertices, indices, base colour texture, emissive texture, part, its
-        vertices' clip rates: a skinned part's, else None): a texture made once an image,
-        shared by the parts (and uses) that show it."""
+        vertices' clip rates: a skinned or morphed part's, else None; its
+        :class:`~hfrender.renderer.skinning.PartShape`: one that fits the shader's posing,
+        else None): a texture made once an image, shared by the parts (and uses) that
+        show it."""
         if geometry not in self.uploads:
             made: dict[int, Any] = {}  # id of a Part's image (held by the model) -> texture
 
@@ -85,7 +95,9 @@ class ModelDrawer:
                 (self.ctx.buffer(part.vertices.tobytes()), self.ctx.buffer(part.indices.tobytes()),
                  texture(part.texture), texture(part.emission_texture), part,
                  None if part.skin is None and part.morph is None else self.ctx.buffer(
-                     reserve=16 * len(part.vertices)))
+                     reserve=16 * len(part.vertices)),
+                 PartShape(self.ctx, part) if (part.skin or part.morph) is not None
+                 and fits(self.ctx, part) else None)
                 for part in model_data(geometry).parts]
         return self.uploads[geometry]
 
@@ -102,8 +114,8 @@ class ModelDrawer:
     def _vao(self, prog: Any, geometry: str, index: int) -> Any:
         key = (id(prog), geometry, index)
         if key not in self.vaos:
-            vbo, ibo, *_, rated = self._upload(geometry)[index]
-            self.vaos[key] = vertex_array(self.ctx, prog, vbo, ibo, rated)
+            vbo, ibo, *_, rated, shape = self._upload(geometry)[index]
+            self.vaos[key] = vertex_array(self.ctx, prog, vbo, ibo, rated, shape)
         return self.vaos[key]
 
     def prepare(self, shader: str | None, geometry: str) -> None:
@@ -118,14 +130,15 @@ class ModelDrawer:
         """Draw every part of the model with ``prog`` (its other uniforms set already);
         ``place(i)``, where given, sets part i's own matrices and returns its model matrix
         (an animated model's); ``pose(i)``, where given, skinned part i's vertices posed
-        and their clip rates (None: unknown), :func:`~hfrender.scene.model_skins.posed`'s
-        (else it is drawn in its rest pose) and how its joints turn its faces
+        and their clip rates (None: unknown), :func:`~hfrender.scene.model_skins.posed`'s,
+        or its :class:`~hfrender.renderer.skinning.ShaderPose` (else it is drawn in its
+        rest pose) and how its joints turn its faces
         (:func:`~hfrender.scene.model_skins.facing`)."""
         import moderngl
 
         whole = _front(model) if place is None else None  # (a still model's: once)
         for i, upload in enumerate(self._upload(geometry)):
-            _, _, texture, glow, part, _ = upload
+            _, _, texture, glow, part, *_ = upload
             front = whole or _front(place(i))  # type: ignore[misc]
             found = None if pose is None or (part.skin or part.morph) is None else pose(i)
             self._pose(prog, upload, found)
@@ -149,12 +162,28 @@ class ModelDrawer:
                 self.ctx.disable(moderngl.CULL_FACE)
                 self.ctx.front_face = "ccw"
 
+    def shaded(self, geometry: str) -> set[int]:
+        """The parts (by place) of ``geometry`` posed in the shader now."""
+        return {k for k, u in enumerate(self._upload(geometry)) if u[6] is not None} \
+            if self.shader_posing else set()
+
     def _pose(self, prog: Any, upload: tuple, found: tuple | None) -> None:
         """A skinned or morphed part's buffers as posed (``found``: its vertices and their
         clip rates, :func:`~hfrender.scene.model_skins.posed`'s), or back at rest (None)
         where a pose was written: the buffers are the model's, shared by the Meshes that
-        show it."""
-        vbo, part, rated = upload[0], upload[4], upload[5]
+        show it; posed in the shader (``found[0]`` a :class:`~hfrender.renderer.skinning.
+        ShaderPose`): its joints' texture written, its uniforms set."""
+        vbo, part, rated, shape = upload[0], upload[4], upload[5], upload[6]
+        if found is not None and isinstance(found[0], ShaderPose):
+            if self.posed.get(id(shape)) is not found:
+                shape.write(found[0])
+                self.posed[id(shape)] = found
+            shape.use(prog, found[0])
+            set_uniform(prog, "u_skinned", 0)
+            if found[0].rated and part.skin is not None:
+                set_uniform(prog, "u_clip_rate", _STILL)
+            return
+        set_uniform(prog, "u_posing", 0)
         rates = None if found is None else found[1]
         if found is not None and self.posed.get(id(vbo)) is not found:  # (held: not again)
             vbo.write(found[0].tobytes())
@@ -171,7 +200,7 @@ class ModelDrawer:
         for obj in [*self.vaos.values(), *self.programs.values()]:
             obj.release()
         made = {id(obj): obj for parts in self.uploads.values() for u in parts
-                for obj in (*u[:4], u[5]) if obj is not None}  # (a shared texture: once)
+                for obj in (*u[:4], *u[5:]) if obj is not None}  # (a shared texture: once)
         for obj in made.values():
             obj.release()
         self.vaos, self.programs, self.uploads = {}, {}, {}
@@ -179,28 +208,33 @@ class ModelDrawer:
 
 
 def poser(geometry: str, moves: list[np.ndarray], start: int, rates: np.ndarray,
-          clip: np.ndarray, kept: dict | None = None) -> Callable[[int], tuple]:
+          clip: np.ndarray, drawer: ModelDrawer | None = None) -> Callable[[int], tuple]:
     """:meth:`ModelDrawer.render`'s ``pose`` of a model at its :meth:`Mesh.part_matrices`
     ``moves``, whose clip rates are ``rates``' rows from ``start`` (fewer: its posed
     parts' vertices without rates, moving with the Mesh), ``clip`` the Mesh's clip matrix
-    now (proj x view x model). ``kept`` (:attr:`ModelDrawer.kept`): a part's pose found
-    for these very ``moves`` and ``rates`` (and ``clip``) is not found again: a sub-frame's
-    shadow map and its colour pass pose it once."""
+    now (proj x view x model). ``drawer``: the parts it poses in the shader
+    (:meth:`ModelDrawer.shaded`: their :class:`~hfrender.renderer.skinning.ShaderPose`,
+    the rest NumPy's); its :attr:`ModelDrawer.kept`: a part's pose found for these very
+    ``moves`` and ``rates`` (and ``clip``) is not found again: a sub-frame's shadow map and
+    its colour pass pose it once."""
     parts = model_data(geometry).parts
     joints, shapes = skin_starts(parts), morph_rows(parts)
+    kept = None if drawer is None else drawer.kept
+    shaded = set() if drawer is None else drawer.shaded(geometry)
 
     def rows(at: int, n: int) -> np.ndarray | None:
         return np.asarray(rates[start + at:start + at + n]) if start + at + n <= len(
             rates) else None
 
     def pose(k: int) -> tuple:
-        held = None if kept is None else kept.get((geometry, start, k))
+        key = (geometry, start, k, k in shaded)  # (a pose of NumPy's or the shader's)
+        held = None if kept is None else kept.get(key)
         if held is not None and held[0] is moves and held[1] is rates and np.array_equal(
                 held[2], clip):
             return held[3]
         found = posing(k)
         if kept is not None:
-            kept[(geometry, start, k)] = (moves, rates, clip, found)
+            kept[key] = (moves, rates, clip, found)
         return found
 
     def posing(k: int) -> tuple:
@@ -215,8 +249,9 @@ def poser(geometry: str, moves: list[np.ndarray], start: int, rates: np.ndarray,
             shape = (weights_of(moves[at:at + n], count),
                      None if spin is None else weights_of(spin, count),
                      clip if part.skin is not None else clip @ moves[k])
-        return *posed(part, matrices, moving, shape), 1 if matrices is None else facing(
-            part.skin, matrices)
+        found = (shader_pose(part, matrices, moving, shape), None) if k in shaded else \
+            posed(part, matrices, moving, shape)
+        return *found, 1 if matrices is None else facing(part.skin, matrices)
 
     return pose
 

@@ -297,7 +297,7 @@ class SceneRenderer:
             return own
 
         self.models.render(prog, obj.geometry, model, place, poser(  # (None: rest pose)
-            obj.geometry, moves, start, rates, self.view_proj @ model, self.models.kept))
+            obj.geometry, moves, start, rates, self.view_proj @ model, self.models))
 
     def program_for(self, obj: Any) -> Any:
         """The program drawing ``obj`` (:meth:`_program_of`; a text's, its drawer's)."""

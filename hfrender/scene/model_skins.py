@@ -13,7 +13,9 @@ first weighed 1, as three.js does, said once a file). A set's joints without its
 inverse bind matrix holds NaN or has no inverse, is refused in one line naming the file,
 the mesh, the primitive and what is wrong. A skinned Part keeps its vertices as trimesh
 placed them (not drawn so: at ``time`` None it is posed at its joints' rest transforms, as
-viewers show it) and its :class:`Skinning`: the renderer poses it in NumPy each draw."""
+viewers show it) and its :class:`Skinning`: the renderer poses it in its vertex shader
+(:mod:`hfrender.renderer.skinning`, the same maths), :func:`posed` here the reference (and
+the way of a part the shader cannot take)."""
 
 from __future__ import annotations
 

@@ -1,0 +1,130 @@
+"""Skinned and morphed parts posed in the vertex shader (hfrender/renderer/skinning.py,
+shaders/glsl/mesh.vert's hf_pose): the colour, depth and velocity planes and the shadow
+map equal those of the NumPy-posed reference (hfrender/scene/model_skins.py's posed,
+``ModelDrawer.shader_posing`` False) in each case the CPU tests cover, and NumPy poses
+nothing."""
+
+import numpy as np
+import pytest
+from gltf_files import add_floats
+
+import hfrender as hf
+from hfrender.renderer import models
+from hfrender.renderer.renderer import SceneRenderer, clip_rates
+
+trimesh = pytest.importorskip("trimesh", reason="the models extra: pip install -e '.[dev]'")
+from test_meshes import make_scene  # noqa: E402
+from test_model_animation import CAMERA, H, W  # noqa: E402
+from test_model_morphs import write_quad  # noqa: E402
+from test_model_skin_checks import eight  # noqa: E402
+from test_model_skin_poses import write_slant  # noqa: E402
+from test_model_skins import write_bar  # noqa: E402
+
+
+def single(header):
+    header["materials"][0]["doubleSided"] = False
+
+
+def mirrored_joint(header):
+    single(header)
+    header["nodes"][0].update(translation=[1.0, 0.0, 0.0], scale=[-1.0, 1.0, 1.0])
+
+
+def mirrored_node(header):
+    single(header)
+    header["nodes"][2]["scale"] = [-1.0, 1.0, 1.0]
+
+
+def swelling(header):
+    """The bar's tip pushed 0.5 m along x by a target whose weight rises 0 -> 1 in 1 s
+    (an animated weight: the velocity has the targets' sweep)."""
+    push = [[0.0] * 3] * 4 + [[0.5, 0, 0]] * 2
+    header["meshes"][0]["primitives"][0]["targets"] = [
+        {"POSITION": add_floats(header, push, "VEC3")}]
+    header["meshes"][0]["weights"] = [0.0]
+    anim = header["animations"][0]
+    anim["samplers"].append({"input": anim["samplers"][0]["input"],
+                             "output": add_floats(header, [0.0, 1.0], "SCALAR")})
+    anim["channels"].append({"sampler": 1, "target": {"node": 2, "path": "weights"}})
+
+
+CASES = {  # name: (file written in a folder, time)
+    "bar at 0.25": (lambda d: write_bar(d), 0.25),
+    "bar at 0.5": (lambda d: write_bar(d), 0.5),
+    "bar at 1": (lambda d: write_bar(d), 1.0),
+    "8 influences": (lambda d: write_bar(d, "eight", eight), 0.5),
+    "mirrored joint": (lambda d: write_bar(d, "mj", mirrored_joint), 0.5),
+    "mirrored node": (lambda d: write_bar(d, "mn", mirrored_node), 0.5),
+    "weights all 0": (lambda d: write_bar(d, "unweighed", tip=(0, 0, 0, 0)), 0.5),
+    "skin and morph": (lambda d: write_bar(d, "swelling", swelling), 0.5),
+    "morph alone": (lambda d: write_quad(d), 0.5),
+    "scaled 2, 1, 1": (lambda d: write_slant(d), 0.5),
+}
+
+
+def planes(gl_context, path, t, shader, h=1e-3):
+    """The mesh of ``path`` at ``t``, shadows on, lit (its normals show), posed in the
+    shader or by NumPy: colour, depth, velocity and the shadow map, as a sub-frame draws
+    them."""
+    mesh = hf.Mesh.load(path)
+    scene = make_scene(mesh, **CAMERA)
+    scene.shadows, scene.ambient = True, 0.3
+    scene.setup()
+    renderer = SceneRenderer(gl_context().ctx, scene, (W, H), True, with_velocity=True)
+    renderer.models.shader_posing = shader
+    renderer.prepare()
+    clips = []
+    for when in (t - h, t + h, t):
+        mesh.time = when
+        clips.append(renderer.clip_matrices())
+    renderer.draw(t, 0, clip_rates=clip_rates(clips[0], clips[1], 2 * h))
+    color, depth = np.empty((H, W, 4), np.uint8), np.empty((H, W), np.float32)
+    vel = np.empty((H, W, 2), np.float32)
+    renderer.read_into(color, depth, vel)
+    shadow = np.frombuffer(renderer.shadows.map.read(), np.float32)
+    renderer.release()
+    return color[..., :3], depth, vel, shadow
+
+
+@pytest.mark.parametrize("case", list(CASES))
+def test_the_shader_pose_draws_the_numpy_pose(gl_context, tmp_path, monkeypatch, case):
+    calls, real = [], models.posed
+    monkeypatch.setattr(models, "posed", lambda *a, **k: calls.append(1) or real(*a, **k))
+    write, t = CASES[case]
+    path = write(tmp_path)
+    want = planes(gl_context, path, t, shader=False)
+    assert calls, "the reference is NumPy's"
+    calls.clear()
+    got = planes(gl_context, path, t, shader=True)
+    assert not calls  # (was: posed in NumPy at every draw)
+    (color, depth, vel, shadow), (color0, depth0, vel0, shadow0) = got, want
+    assert (depth0 < depth0[np.isfinite(depth0)].max()).sum() > 1000  # (drawn)
+    if case != "scaled 2, 1, 1":  # (the slant: held at its scale, edge on to the light)
+        assert abs(vel0).max() > 15 and (shadow0 < 1).sum() > 10000  # (px/s; it casts)
+    np.testing.assert_array_equal(color, color0)  # (measured: every pixel alike)
+    np.testing.assert_allclose(depth, depth0, rtol=0, atol=1e-5)  # (at most 1e-6 m)
+    np.testing.assert_allclose(vel, vel0, rtol=0, atol=1e-3)  # (at most 5e-5 px/s of 113)
+    np.testing.assert_allclose(shadow, shadow0, rtol=0, atol=1e-5)  # (at most 4e-7)
+
+
+def test_a_part_of_more_targets_than_the_shader_takes_is_posed_by_numpy(
+        gl_context, tmp_path, monkeypatch):
+    """The shader reads MAX_TARGETS weights (u_target_weights: 4 a vec4); a part of more
+    (here: MAX_TARGETS lowered to 0 for the quad's 1) is posed by NumPy, pixel for pixel
+    as before, as is every part where ``shader_posing`` is False."""
+    from hfrender.renderer import skinning
+
+    glctx = gl_context()
+    drawer = models.ModelDrawer(glctx.ctx, None)
+    prog = drawer.program(None)
+    assert prog["u_target_weights"].array_length * 4 == skinning.MAX_TARGETS == 128
+    drawer.release()
+    path = write_quad(tmp_path)
+    want = planes(gl_context, path, 0.5, shader=False)
+    calls, real = [], models.posed
+    monkeypatch.setattr(models, "posed", lambda *a, **k: calls.append(1) or real(*a, **k))
+    monkeypatch.setattr(skinning, "MAX_TARGETS", 0)
+    got = planes(gl_context, path, 0.5, shader=True)
+    assert calls  # (posed by NumPy)
+    for plane, plane0 in zip(got, want, strict=True):
+        np.testing.assert_array_equal(plane, plane0)
