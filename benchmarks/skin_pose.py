@@ -1,7 +1,9 @@
 """What posing a skinned part costs a draw: ``hfrender.scene.model_skins.posed`` on one
 Part of ``--vertices`` vertices skinned to ``--joints`` joints, 4 random influences a vertex
 (seeded), joints' matrices with a random non-uniform 3x3: positions and normals, then with
-the vertices' clip rates (velocity). Median (min) of 7 runs of 20 calls, ms a call.
+the vertices' clip rates (velocity). Median (min) of 7 runs of 20 calls, ms a call. Since
+2026-12-07 the renderer poses in its vertex shader (``hfrender/renderer/skinning.py``);
+``posed`` is the reference it is tested against, and poses a part past the shader's limits.
 
     python benchmarks/skin_pose.py [--vertices 10000] [--joints 50]
 """

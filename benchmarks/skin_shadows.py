@@ -1,14 +1,17 @@
-"""What a sub-frame of a skinned model costs with ``shadows = True`` and velocity:
-``scenes/skinned_arm.py`` (its arm skinned and morphed, remade by
-``scenes/assets/make_assets.py`` with ``--rings`` rings of 12 vertices: 25, the scene's
-own 300 vertices; 834, 10,008) with its shadows on, each sub-frame as a render draws it
-(the scene at t - h and t + h for the clip rates, at t drawn: shadow map, colour,
-read-back) at 480x270, the calls to ``posed`` counted and timed (the CPU skinning: its
-vertices and their clip rates in NumPy), and the writes of the posed vertices into the
-model's buffers (``ModelDrawer._pose``) timed. Median (min) of 5 runs of ``--draws``
-sub-frames, ms a sub-frame; the skinning's and the writes' medians and their share of it.
+"""What a sub-frame of a skinned model costs with ``shadows = True`` and velocity, its
+skin posed in the vertex shader (``ModelDrawer.shader_posing``, the default) and in NumPy
+(the reference), alternated in one process on one renderer: ``scenes/skinned_arm.py`` (its
+arm skinned and morphed, remade by ``scenes/assets/make_assets.py`` with ``--rings`` rings
+of 12 vertices: 25, the scene's own 300 vertices; 834, 10,008; 4167, 50,004) with its
+shadows on, each sub-frame as a render draws it (the scene at t - h and t + h for the clip
+rates, at t drawn: shadow map, colour, read-back) at 480x270. Timed besides: the pose
+found on the CPU (NumPy's ``posed``: its vertices and their clip rates; the shader's
+``shader_pose``: its joints' texture rows and morph weights) and ``ModelDrawer._pose``
+(NumPy's: the posed vertices written into the model's buffers; the shader's: its joints'
+texture written, its uniforms set). Median (min) of ``--runs`` runs of ``--draws``
+sub-frames each way, ms a sub-frame; the pose's and the writes' medians and their share.
 
-    python benchmarks/skin_shadows.py [--draws 20] [--rings 834]
+    python benchmarks/skin_shadows.py [--draws 20] [--rings 834] [--runs 5]
 """
 
 from __future__ import annotations
@@ -45,64 +48,73 @@ def arm_scene(folder: Path, rings: int) -> Path:
     return Path(shutil.copy(SCENES / "skinned_arm.py", folder))
 
 
+def timed(owner: object, name: str, spent: dict) -> None:
+    """``owner.name`` replaced by itself timed, its seconds added to ``spent[name]``."""
+    real = getattr(owner, name)
+
+    def timing(*a, **k):
+        start = time.perf_counter()
+        try:
+            return real(*a, **k)
+        finally:
+            spent[name] += time.perf_counter() - start
+
+    setattr(owner, name, timing)
+
+
+def run(renderer: SceneRenderer, scene: object, draws: int, planes: tuple) -> float:
+    """``draws`` sub-frames as a render draws them; ms a sub-frame."""
+    start = time.perf_counter()
+    for i in range(draws):
+        t, clips = 0.1 + 1.7 * i / draws, []
+        for when in (t - H, t + H, t):
+            scene.arm.time = when
+            clips.append(renderer.clip_matrices())
+        renderer.draw(t, i, clip_rates=clip_rates(clips[0], clips[1], 2 * H))
+        renderer.read_into(*planes)
+    return (time.perf_counter() - start) / draws * 1e3
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--draws", type=int, default=20)
     parser.add_argument("--rings", type=int, default=25)
+    parser.add_argument("--runs", type=int, default=5)
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as folder:
         scene = load_scene(arm_scene(Path(folder), args.rings))
         scene.shadows = True
         scene.setup()
-    calls, real, write = [0], models.posed, models.ModelDrawer._pose
-    spent = {"posed": 0.0, "write": 0.0}
-
-    def counted(*a, **k):
-        calls[0] += 1
-        start = time.perf_counter()
-        try:
-            return real(*a, **k)
-        finally:
-            spent["posed"] += time.perf_counter() - start
-
-    def written(*a, **k):
-        start = time.perf_counter()
-        try:
-            return write(*a, **k)
-        finally:
-            spent["write"] += time.perf_counter() - start
-
-    models.posed, models.ModelDrawer._pose = counted, written
+    spent = dict.fromkeys(("posed", "shader_pose", "_pose"), 0.0)
+    for name in ("posed", "shader_pose"):
+        timed(models, name, spent)
+    timed(models.ModelDrawer, "_pose", spent)
     glctx = create_context(size=SIZE)
     renderer = SceneRenderer(glctx.ctx, scene, SIZE, True, with_velocity=True)
     renderer.prepare()
     w, h = SIZE
-    color, depth, vel = (np.empty((h, w, 4), np.uint8), np.empty((h, w), np.float32),
-                         np.empty((h, w, 2), np.float32))
-    took, shares = [], {"posed": [], "write": []}
-    for _ in range(5):
-        start, calls[0] = time.perf_counter(), 0
-        spent.update(posed=0.0, write=0.0)
-        for i in range(args.draws):
-            t, clips = 0.1 + 1.7 * i / args.draws, []
-            for when in (t - H, t + H, t):
-                scene.arm.time = when
-                clips.append(renderer.clip_matrices())
-            renderer.draw(t, i, clip_rates=clip_rates(clips[0], clips[1], 2 * H))
-            renderer.read_into(color, depth, vel)
-        took.append((time.perf_counter() - start) / args.draws * 1e3)
-        for name in shares:
-            shares[name].append(spent[name] / args.draws * 1e3)
+    planes = (np.empty((h, w, 4), np.uint8), np.empty((h, w), np.float32),
+              np.empty((h, w, 2), np.float32))
+    ways = {"shader": (True, "shader_pose"), "NumPy": (False, "posed")}
+    took = {way: {"sub-frame": [], "pose": [], "writes": []} for way in ways}
+    for _ in range(args.runs):
+        for way, (shader, pose) in ways.items():  # (alternated: the load swings alike)
+            renderer.models.shader_posing = shader
+            spent.update(dict.fromkeys(spent, 0.0))
+            took[way]["sub-frame"].append(run(renderer, scene, args.draws, planes))
+            took[way]["pose"].append(spent[pose] / args.draws * 1e3)
+            took[way]["writes"].append(spent["_pose"] / args.draws * 1e3)
     renderer.release()
     glctx.release()
     vertices = sum(len(p.vertices) for p in scene.arm._loaded().parts)
-    print(f"an arm of {vertices} vertices, shadows on, velocity: "
-          f"{statistics.median(took):.2f} ms a sub-frame ({min(took):.2f}); "
-          f"posed {calls[0] / args.draws:.0f} times a sub-frame")
-    whole = statistics.median(took)
-    for name, what in (("posed", "skinning (posed, NumPy)"), ("write", "buffer writes")):
-        ms = statistics.median(shares[name])
-        print(f"  {what}: {ms:.2f} ms a sub-frame ({100 * ms / whole:.0f}%)")
+    print(f"an arm of {vertices} vertices, shadows on, velocity, {args.runs} runs of "
+          f"{args.draws} sub-frames each way, alternated")
+    for way, times in took.items():
+        whole = statistics.median(times["sub-frame"])
+        pose, writes = (statistics.median(times[k]) for k in ("pose", "writes"))
+        print(f"  posed in {way}: {whole:.2f} ms a sub-frame ({min(times['sub-frame']):.2f}); "
+              f"pose {pose:.2f} ms ({100 * pose / whole:.0f}%), _pose {writes:.2f} ms "
+              f"({100 * writes / whole:.0f}%)")
 
 
 if __name__ == "__main__":
