@@ -1,8 +1,8 @@
 """Skinned and morphed parts posed in the vertex shader (hfrender/renderer/skinning.py,
 shaders/glsl/mesh.vert's hf_pose): the colour, depth and velocity planes and the shadow
-map equal those of the NumPy-posed reference (hfrender/scene/model_skins.py's posed,
-``ModelDrawer.shader_posing`` False) in each case the CPU tests cover, and NumPy poses
-nothing."""
+maps (the sun's and a spot's) equal those of the NumPy-posed reference
+(hfrender/scene/model_skins.py's posed, ``ModelDrawer.shader_posing`` False) in each case
+the CPU tests cover, opaque and translucent, and NumPy poses nothing."""
 
 import numpy as np
 import pytest
@@ -48,7 +48,7 @@ def swelling(header):
     anim["channels"].append({"sampler": 1, "target": {"node": 2, "path": "weights"}})
 
 
-CASES = {  # name: (file written in a folder, time)
+CASES = {  # name: (file written in a folder, time[, opacity])
     "bar at 0.25": (lambda d: write_bar(d), 0.25),
     "bar at 0.5": (lambda d: write_bar(d), 0.5),
     "bar at 1": (lambda d: write_bar(d), 1.0),
@@ -59,15 +59,19 @@ CASES = {  # name: (file written in a folder, time)
     "skin and morph": (lambda d: write_bar(d, "swelling", swelling), 0.5),
     "morph alone": (lambda d: write_quad(d), 0.5),
     "scaled 2, 1, 1": (lambda d: write_slant(d), 0.5),
+    "translucent": (lambda d: write_bar(d, "swelling", swelling), 0.5, 0.5),
 }
 
 
-def planes(gl_context, path, t, shader, h=1e-3):
-    """The mesh of ``path`` at ``t``, shadows on, lit (its normals show), posed in the
-    shader or by NumPy: colour, depth, velocity and the shadow map, as a sub-frame draws
-    them."""
+def planes(gl_context, path, t, shader, opacity=1.0, h=1e-3):
+    """The mesh of ``path`` at ``t`` (of ``opacity``), shadows on, lit (its normals show)
+    by the sun and a spot casting shadows, posed in the shader or by NumPy: colour, depth,
+    velocity and the two shadow maps (side by side), as a sub-frame draws them."""
     mesh = hf.Mesh.load(path)
-    scene = make_scene(mesh, **CAMERA)
+    mesh.opacity = opacity
+    spot = hf.SpotLight(position=(0.5, 3.0, 0.5), target=(0.0, 0.0, 0.0), angle=90,
+                        shadows=True)
+    scene = make_scene(mesh, spot, **CAMERA)
     scene.shadows, scene.ambient = True, 0.3
     scene.setup()
     renderer = SceneRenderer(gl_context().ctx, scene, (W, H), True, with_velocity=True)
@@ -81,7 +85,9 @@ def planes(gl_context, path, t, shader, h=1e-3):
     color, depth = np.empty((H, W, 4), np.uint8), np.empty((H, W), np.float32)
     vel = np.empty((H, W, 2), np.float32)
     renderer.read_into(color, depth, vel)
-    shadow = np.frombuffer(renderer.shadows.map.read(), np.float32)
+    assert len(renderer.shadows.spots) == (opacity == 1.0)  # (translucent: casts none)
+    shadow = np.concatenate([np.frombuffer(m.map.read(), np.float32) for m in (
+        renderer.shadows, *renderer.shadows.spots)])
     renderer.release()
     return color[..., :3], depth, vel, shadow
 
@@ -90,17 +96,19 @@ def planes(gl_context, path, t, shader, h=1e-3):
 def test_the_shader_pose_draws_the_numpy_pose(gl_context, tmp_path, monkeypatch, case):
     calls, real = [], models.posed
     monkeypatch.setattr(models, "posed", lambda *a, **k: calls.append(1) or real(*a, **k))
-    write, t = CASES[case]
+    write, t, *opacity = CASES[case]
     path = write(tmp_path)
-    want = planes(gl_context, path, t, shader=False)
+    want = planes(gl_context, path, t, False, *opacity)
     assert calls, "the reference is NumPy's"
     calls.clear()
-    got = planes(gl_context, path, t, shader=True)
+    got = planes(gl_context, path, t, True, *opacity)
     assert not calls  # (was: posed in NumPy at every draw)
     (color, depth, vel, shadow), (color0, depth0, vel0, shadow0) = got, want
-    assert (depth0 < depth0[np.isfinite(depth0)].max()).sum() > 1000  # (drawn)
-    if case != "scaled 2, 1, 1":  # (the slant: held at its scale, edge on to the light)
-        assert abs(vel0).max() > 15 and (shadow0 < 1).sum() > 10000  # (px/s; it casts)
+    assert (color0.max(-1) > 0).sum() > 1000  # (drawn, on black)
+    opaque = case != "translucent"  # (a translucent object: its colour alone, no shadow)
+    assert abs(vel0).max() > 15 or not opaque or case == "scaled 2, 1, 1"  # (px/s; the
+    # slant is held at its scale)
+    assert (shadow0 < 1).sum() > 10000 or not opaque  # (it casts)
     np.testing.assert_array_equal(color, color0)  # (measured: every pixel alike)
     np.testing.assert_allclose(depth, depth0, rtol=0, atol=1e-5)  # (at most 1e-6 m)
     np.testing.assert_allclose(vel, vel0, rtol=0, atol=1e-3)  # (at most 5e-5 px/s of 113)
