@@ -112,6 +112,8 @@ class PartShape:
     (written at each new pose) and its targets' (written once)."""
 
     def __init__(self, ctx: Any, part: Part) -> None:
+        import moderngl
+
         self.part, self.buffer = part, ctx.buffer(base_rows(part).tobytes())
         self.joints = self.targets = None
         self.wide = 0 if part.morph is None else min(WIDE, _texels(part))
@@ -121,7 +123,7 @@ class PartShape:
             self.targets = _targets(ctx, part)
         for texture in (self.joints, self.targets):
             if texture is not None:
-                texture.filter = (9728, 9728)  # GL_NEAREST (texelFetch: none applied)
+                texture.filter = (moderngl.NEAREST, moderngl.NEAREST)  # (texelFetch'd)
 
     def buffers(self, prog: Any) -> list[tuple]:
         """Its buffer's entry in ``prog``'s vertex array (none where ``prog`` reads none)."""
