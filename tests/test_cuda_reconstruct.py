@@ -98,6 +98,7 @@ def test_a_moving_square_matches_the_cpu(launched, rng, dtype):
     assert_close(gpu, cpu)
     # the case reconstructs (every kernel ran, with borders and ties) and it matters
     assert _reconstructed(names) == {"hf_rc_base", "hf_rc_fill", "hf_rc_splat", "hf_rc_resolve",
+                                     "hf_rc_ties",
                                      "hf_rc_border", "hf_rc_accumulate", "hf_rc_cell_add"}
     plain = CPU.fuse(frames, None, ww, None, True)
     assert np.abs(cpu.astype(np.float64) - plain).max() > 0
@@ -349,3 +350,35 @@ def test_samples_past_the_frame_and_ties_with_the_still_depth_as_the_cpu(launche
     gpu, cpu = both(dev, frames, depth, velocity, times, ww, spans)
     assert_close(gpu, cpu)
     assert np.abs(cpu.astype(np.float64) - CPU.fuse(frames, None, ww, None, True)).max() > 0
+
+
+def _lone_frame(dev, frame, velocity, depth):
+    """``hf.vector_blur``'s hyperframe at 360 degrees on the device and on the CPU: one
+    sub-frame at the shutter's middle (time 0, the shutter +-half a frame)."""
+    times, ww = np.zeros(1), hf.WindowWeights(np.zeros(1, np.int64), np.ones((1, 1)))
+    return both(dev, frame[None], depth[None], velocity[None], times, ww,
+                np.array([[-0.5, 0.5]]))
+
+
+def test_crossing_streaks_at_equal_depth_blend_on_the_device_as_the_cpu(launched, rng):
+    """Two bars moving through each other at one depth (``vector_blur`` without depth),
+    plus a jittered square whose own splats collide at equal depth: every landing's equal
+    rivals of its sub-frame with another velocity are blended (``hf_rc_ties``), not the
+    first in raster order kept, on the device as on the CPU; and the device's blur of the
+    mirrored frame is its mirrored blur (was: the left bar covered the right, 0.2 apart)."""
+    dev, names = launched
+    h, w = 12, 40
+    frame = np.full((h, w, 3), 0.1, np.float32)
+    velocity = np.zeros((h, w, 2), np.float32)
+    frame[2:10, 6:18], velocity[2:10, 6:18] = rng.uniform(0.5, 1, 3), (20.3, 0)
+    frame[2:10, 19:31], velocity[2:10, 19:31] = rng.uniform(0, 0.4, 3), (-20.3, 0)
+    frame[4:7, 31:36] = rng.uniform(0, 1, (3, 5, 3))
+    velocity[4:7, 30:36] += rng.normal(0, 3, (3, 6, 2)).astype(np.float32)
+    depth = np.where(np.hypot(*velocity.transpose(2, 0, 1)) > 0, 1.0, 2.0).astype(np.float32)
+    gpu, cpu = _lone_frame(dev, frame, velocity, depth)
+    assert_close(gpu, cpu)
+    mirrored, _ = _lone_frame(dev, frame[:, ::-1].copy(), velocity[:, ::-1] * np.float32([-1, 1]),
+                              depth[:, ::-1].copy())
+    assert np.abs(gpu - frame).max() > 0.3
+    np.testing.assert_allclose(mirrored[0, :, ::-1], gpu[0], rtol=0, atol=1e-6)
+    assert "hf_rc_ties" in names

@@ -9,6 +9,8 @@
 //                    its sub-frame's antialiasing offset, as its picture moved): atomicMin of
 //                    its key (depth | candidate) into the z-buffer of (time, target pixel)
 //   hf_rc_resolve    the winner of each (time, pixel), or -1: none, or behind the base
+//   hf_rc_ties       the landings at a winner's depth, of its source, with other
+//                    velocities: its rivals, blended with it (recon_ties.py)
 //   hf_rc_border     a pixel nothing landed on takes a neighbour's winner (left, right, up,
 //                    down) whose surface is in front of the base: recon_layer.borders
 //   hf_rc_accumulate per pixel channel, sum of (shown - base colour) over the times (the
@@ -33,12 +35,32 @@ __device__ __forceinline__ float hf_rc_depth(unsigned long long key) {
 
 #define HF_RC_NONE 0xffffffffffffffffull
 
-// NumPy's _splat, one source: velocity (H, W, 2) as (vx, vy), positions in double, rint,
-// on the output's pixels (the source's antialiasing shift (sy, sx) taken off).
-// The neighbour (source 1) lands only where the base is a hole (hf_rc_base's holes: the
-// sky is at infinite depth too, but no hole), or anywhere for a pixel that lay past the
-// frame's outer pixel centres at own's time (`back`: own's time less the source's; own's
-// pixels: its shift (oy, ox) put back): own could not show it.
+// where source pixel p lands at dt (NumPy's _targets), or -1: velocity (H, W, 2) as
+// (vx, vy), positions in double, rint, on the output's pixels (the source's antialiasing
+// shift (sy, sx) taken off). The neighbour (source 1) lands only where the base is a hole,
+// or anywhere for a pixel that lay past the frame's outer pixel centres at own's time
+// (`back`: own's time less the source's; own's pixels: its shift (oy, ox) put back)
+__device__ __forceinline__ long long hf_rc_target(
+        const float* velocity, const unsigned char* moving, const unsigned char* holes,
+        double dt, int height, int width, int source, double back, double sy, double sx,
+        double oy, double ox, long long p) {
+    if (!moving[p]) return -1;
+    long long y = p / width, x = p - y * width;
+    double py = (double)y - sy, px = (double)x - sx;
+    double ty = rint(py + (double)velocity[2 * p + 1] * dt);
+    double tx = rint(px + (double)velocity[2 * p] * dt);
+    if (!(ty >= 0.0 && ty < (double)height && tx >= 0.0 && tx < (double)width)) return -1;
+    long long q = (long long)ty * width + (long long)tx;
+    if (source && !holes[q]) {
+        double ay = py + (double)velocity[2 * p + 1] * back + oy;  // not past the outer
+        double ax = px + (double)velocity[2 * p] * back + ox;  // pixel centres: own saw it
+        if (ay >= 0.0 && ay <= height - 1.0 && ax >= 0.0 && ax <= width - 1.0) return -1;
+    }
+    return q;
+}
+
+// NumPy's _splat, one source: each moving pixel's key atomicMin-ed where it lands
+// (hf_rc_target; holes: hf_rc_base's, the sky is at infinite depth too, but no hole)
 extern "C" __global__ void hf_rc_splat(
         const float* velocity, const float* depth, const unsigned char* moving,
         const unsigned char* holes, const double* dts, int times, int height, int width,
@@ -48,23 +70,40 @@ extern "C" __global__ void hf_rc_splat(
     long long e = (long long)blockIdx.x * blockDim.x + threadIdx.x;
     if (e >= (long long)times * hw) return;
     long long m = e / hw, p = e - m * hw;
-    if (!moving[p]) return;
-    long long y = p / width, x = p - y * width;
-    double py = (double)y - sy, px = (double)x - sx;
-    double dt = dts[m];
-    double ty = rint(py + (double)velocity[2 * p + 1] * dt);
-    double tx = rint(px + (double)velocity[2 * p] * dt);
-    if (!(ty >= 0.0 && ty < (double)height && tx >= 0.0 && tx < (double)width)) return;
-    long long q = (long long)ty * width + (long long)tx;
-    if (source && !holes[q]) {
-        double ay = py + (double)velocity[2 * p + 1] * back + oy;  // not past the outer
-        double ax = px + (double)velocity[2 * p] * back + ox;  // pixel centres: own saw it
-        if (ay >= 0.0 && ay <= height - 1.0 && ax >= 0.0 && ax <= width - 1.0) return;
-    }
+    long long q = hf_rc_target(velocity, moving, holes, dts[m], height, width, source, back,
+                               sy, sx, oy, ox, p);
+    if (q < 0) return;
     unsigned long long key = ((unsigned long long)hf_rc_order(depth[p]) << 32)
                              | (unsigned long long)(source * hw + p);
     unsigned long long* keys = (unsigned long long*)keys_raw;
     atomicMin(keys + m * hw + q, key);
+}
+
+// recon_ties.rivals: a source's landing at the depth of the winner of its pixel and time
+// (hf_rc_resolve's), of the winner's source, with another velocity, is linked into that
+// entry's list of rivals (head: the entry's first, -1 none; next: each slot's next; a
+// slot is source * times * hw + time * hw + pixel); hf_rc_accumulate blends them
+extern "C" __global__ void hf_rc_ties(
+        const float* velocity, const float* depth, const unsigned char* moving,
+        const unsigned char* holes, const double* dts, int times, int height, int width,
+        int source, double back, double sy, double sx, double oy, double ox,
+        const long long* keys_raw, const int* win, int* head, int* next) {
+    long long hw = (long long)height * width;
+    long long e = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+    if (e >= (long long)times * hw) return;
+    long long m = e / hw, p = e - m * hw;
+    long long q = hf_rc_target(velocity, moving, holes, dts[m], height, width, source, back,
+                               sy, sx, oy, ox, p);
+    if (q < 0) return;
+    long long at = m * hw + q;
+    long long lead = win[at];
+    if (lead < 0 || lead == source * hw + p || (lead >= hw) != (source == 1)) return;
+    unsigned long long key = ((const unsigned long long*)keys_raw)[at];
+    if ((unsigned int)(key >> 32) != hf_rc_order(depth[p])) return;
+    long long l = lead - source * hw;
+    if (velocity[2 * l] == velocity[2 * p] && velocity[2 * l + 1] == velocity[2 * p + 1]) return;
+    int slot = (int)(source * times * hw + e);
+    next[slot] = atomicExch(head + at, slot);
 }
 
 // the winner's candidate id where a surface landed at least as near as the base, else -1
@@ -81,7 +120,8 @@ extern "C" __global__ void hf_rc_resolve(
 }
 
 // recon_layer.borders: left, right, up, down; the first landing whose surface is in front
-// of what the pixel shows (its base); -1 where the pixel has its own winner or none borders
+// of what the pixel shows (its base): the index of its entry; -1 where the pixel has its
+// own winner or none borders
 extern "C" __global__ void hf_rc_border(
         const long long* keys_raw, const int* win, const float* base_depth, int times,
         int height, int width, int* border) {
@@ -97,7 +137,7 @@ extern "C" __global__ void hf_rc_border(
     bool inside[4] = {x > 0, x < width - 1, y > 0, y < height - 1};
     for (int i = 0; i < 4; ++i) {
         if (inside[i] && win[nb[i]] >= 0 && hf_rc_depth(keys[nb[i]]) < base) {
-            border[e] = win[nb[i]];
+            border[e] = (int)nb[i];
             return;
         }
     }
@@ -141,12 +181,41 @@ __device__ __forceinline__ float hf_rc_shown(const float* __restrict__ lin,
     return colour + (1.0f - alpha) * base;
 }
 
+// recon_ties: add candidate `id` (source * hw + pixel) to a row's `ids` (`n` of them) unless
+// one with its velocity is there (they show the same) or HF_RC_RIVALS are
+__device__ __forceinline__ void hf_rc_keep(int id, const float* velocity, long long hw,
+                                           int* ids, int* n) {
+    if (*n >= HF_RC_RIVALS) return;
+    long long q = id < hw ? id : id - hw;
+    for (int i = 0; i < *n; ++i) {
+        long long r = ids[i] < hw ? ids[i] : ids[i] - hw;
+        if (velocity[2 * r] == velocity[2 * q] && velocity[2 * r + 1] == velocity[2 * q + 1])
+            return;
+    }
+    ids[(*n)++] = id;
+}
+
+// an entry's winner and its rivals (hf_rc_ties' list) into a row's distinct candidates
+__device__ __forceinline__ void hf_rc_keep_entry(long long at, const int* win, const int* head,
+                                                 const int* next, const float* velocity,
+                                                 long long hw, long long span, int* ids,
+                                                 int* n) {
+    hf_rc_keep(win[at], velocity, hw, ids, n);
+    for (int slot = head[at]; slot >= 0; slot = next[slot]) {
+        long long source = slot / span;
+        hf_rc_keep((int)(source * hw + slot % hw), velocity, hw, ids, n);
+    }
+}
+
 // acc[p, c] += sum over the chunk's times of (shown - base): the winners, then the borders
 // (candidate ids: source * hw + pixel, own sub-frame's pixels first; inner: recon_layer.inner
 // of each source; dts: per time, tau less the source's time; shifts: own's y, x, then the
-// other's, their antialiasing shifts)
+// other's, their antialiasing shifts). A winner with rivals (hf_rc_ties), and a border
+// beside landings at the depth of the one it takes (of its source), shows the mean of what
+// their distinct velocities show (recon_ties.blend: float32 values, a double sum)
 extern "C" __global__ void hf_rc_accumulate(
-        const int* win, const int* border, const float* own_lin, const unsigned char* own_moving,
+        const int* win, const int* border, const long long* keys_raw, const int* head,
+        const int* next, const float* own_lin, const unsigned char* own_moving,
         const unsigned char* own_inner, const float* own_velocity, const double* own_dts,
         const float* other_lin, const unsigned char* other_moving,
         const unsigned char* other_inner, const float* other_velocity,
@@ -158,22 +227,39 @@ extern "C" __global__ void hf_rc_accumulate(
     if (e >= hw * channels) return;
     long long p = e / channels;
     int c = (int)(e - p * channels);
+    long long py = p / width, px = p - py * width;
     float base = base_color[e];
+    const unsigned long long* keys = (const unsigned long long*)keys_raw;
     double sum = 0.0;
     for (int pass = 0; pass < 2; ++pass) {
-        const int* ids = pass ? border : win;
         for (int m = 0; m < times; ++m) {
-            int id = ids[(long long)m * hw + p];
-            if (id < 0) continue;
-            bool mine = id < hw;
-            long long q = mine ? id : id - hw;
-            const float* lin = mine ? own_lin : other_lin;
-            const unsigned char* moving = mine ? own_moving : other_moving;
-            float shown = hf_rc_shown(lin, moving, mine ? own_velocity : other_velocity,
-                                      mine ? own_dts[m] : other_dts[m],
-                                      mine ? own_sy : other_sy, mine ? own_sx : other_sx,
-                                      height, width, channels, q, p, c, base,
-                                      !pass && (mine ? own_inner : other_inner)[q]);
+            long long row = (long long)m * hw + p;
+            long long at = pass ? border[row] : (win[row] >= 0 ? row : -1);
+            if (at < 0) continue;
+            bool mine = win[at] < hw;
+            const float* velocity = mine ? own_velocity : other_velocity;
+            int ids[HF_RC_RIVALS];
+            int n = 0;
+            hf_rc_keep_entry(at, win, head, next, velocity, hw, times * hw, ids, &n);
+            long long nb[4] = {row - 1, row + 1, row - width, row + width};
+            bool inside[4] = {px > 0, px < width - 1, py > 0, py < height - 1};
+            for (int i = 0; pass && i < 4; ++i)
+                if (inside[i] && nb[i] != at && win[nb[i]] >= 0 && (win[nb[i]] < hw) == mine
+                        && keys[nb[i]] >> 32 == keys[at] >> 32)
+                    hf_rc_keep_entry(nb[i], win, head, next, velocity, hw, times * hw, ids, &n);
+            double total = 0.0;
+            float shown = 0.0f;
+            for (int i = 0; i < n; ++i) {
+                long long q = mine ? ids[i] : ids[i] - hw;
+                shown = hf_rc_shown(mine ? own_lin : other_lin,
+                                    mine ? own_moving : other_moving, velocity,
+                                    mine ? own_dts[m] : other_dts[m],
+                                    mine ? own_sy : other_sy, mine ? own_sx : other_sx,
+                                    height, width, channels, q, p, c, base,
+                                    !pass && (mine ? own_inner : other_inner)[q]);
+                total += (double)shown;
+            }
+            if (n > 1) shown = (float)(total / (double)n);
             sum += (double)shown - (double)base;
         }
     }

@@ -34,3 +34,8 @@ inline unsigned long long atomicMin(unsigned long long* address, unsigned long l
     if (val < old) *address = val;
     return old;
 }
+inline int atomicExch(int* address, int val) {
+    int old = *address;
+    *address = val;
+    return old;
+}

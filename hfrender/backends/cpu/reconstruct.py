@@ -49,6 +49,7 @@ from hfrender.backends.cpu.recon_fill import fill, reach
 from hfrender.backends.cpu.recon_layer import FREE, borders, inner, layer, resampled, samples
 from hfrender.backends.cpu.recon_sums import GroupedSums, PooledSums
 from hfrender.backends.cpu.recon_sums import rows as _rows
+from hfrender.backends.cpu.recon_ties import blend_rivals, rivals
 from hfrender.hyperframe.windows import WindowWeights
 
 CHUNK_ELEMS = 1 << 22  # z-buffer entries per chunk of intermediate times
@@ -236,7 +237,8 @@ def _splat(sources: list[_Frame], taus: np.ndarray, base: tuple[np.ndarray, np.n
     """The moving surfaces at each of ``taus``, depth-tested against the still ones
     (``base``: colour (H * W, C) and depth): (the chunk's domain, place in it and colour of
     every pixel and time a moving surface shows: where one lands, then its borders;
-    :mod:`~hfrender.backends.cpu.recon_layer`). Z-buffers are kept over the domain only
+    :mod:`~hfrender.backends.cpu.recon_layer`; equal rivals there blended,
+    :mod:`~hfrender.backends.cpu.recon_ties`). Z-buffers are kept over the domain only
     (one column more that nothing lands on)."""
     h, w, c = shape
     base_c, base_d = base
@@ -257,13 +259,28 @@ def _splat(sources: list[_Frame], taus: np.ndarray, base: tuple[np.ndarray, np.n
     first = scratch("rc_index", zbuf.shape, np.int32)  # then the borders' marks
     first.fill(FREE)
     np.minimum.at(first, key[win], win)
-    win = win[first[key[win]] == win]  # one winner per pixel and time: the first of equals
+    vy, vx = _velocities(sources)
+    own = len(sources[0].splats.idx)
+    # one winner per pixel and time, the first of equals (its equal rivals blended in)
+    win, ties, place = rivals(first, key, win, src, own, (vy, vx))
     near, took = borders(key[win], pix[win], dep[win], base_d.reshape(-1), lut, stride,
                          (h, w), first)
     shown = np.concatenate([win, win[took]])  # the landings, then the borders they make
     at = np.concatenate([pix[win], dom[near % stride]])
-    return dom, np.concatenate([key[win], near]) % stride, _shown(
-        sources, src[shown], taus[m[shown]], at, base_c, (h, w), len(win))
+    col = _shown(sources, src[shown], taus[m[shown]], at, base_c, (h, w), len(win))
+    blend_rivals((key, pix, m, src, dep), (vy, vx, own),
+                 (win, ties, place, took), (lut, first, at, (h, w)), col,
+                 lambda s, t, p, n: _shown(sources, s, taus[t], p, base_c, (h, w), n))
+    return dom, np.concatenate([key[win], near]) % stride, col
+
+
+def _velocities(sources: list[_Frame]) -> tuple[np.ndarray, np.ndarray]:
+    """(vy, vx) of the sources' moving pixels one after the other (views of the own
+    sub-frame's alone where it is the only source)."""
+    if len(sources) == 1:
+        return sources[0].splats.vy, sources[0].splats.vx
+    return (np.concatenate([f.splats.vy for f in sources]),
+            np.concatenate([f.splats.vx for f in sources]))
 
 
 def _shown(sources: list[_Frame], src: np.ndarray, taus: np.ndarray, pix: np.ndarray,

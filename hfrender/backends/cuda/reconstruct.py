@@ -235,47 +235,54 @@ def _half_sum(dev: Device, st: _Frames, own: int, other: int | None, edge: float
         taus = dts[m0 : m0 + chunk]
         # per source, tau less its time (the CPU's dt); the own's again for a missing other
         ahead = [xp.asarray(np.ascontiguousarray(taus - float(st.times[f]))) for f in sources]
-        keys = _splat(dev, st, sources, ahead, holes, len(taus))
-        _resolve_and_add(dev, st, keys, [sources[0], sources[-1]], [ahead[0], ahead[-1]],
-                         base, len(taus), acc)
+        keys = xp.full(len(taus) * hw, -1, np.int64)  # no candidate: all bits set
+        _splat(dev, st, sources, ahead, holes, len(taus), ("hf_rc_splat", keys))
+        win = xp.empty(len(taus) * hw, np.int32)
+        dev.launch("hf_rc_resolve", _grid(len(taus) * hw), (BLOCK, 1, 1),
+                   (keys, base[1], I32(len(taus)), I64(hw), win))
+        head = xp.full(len(taus) * hw, -1, np.int32)  # each winner's rivals: none yet
+        links = xp.empty(len(sources) * len(taus) * hw, np.int32)
+        _splat(dev, st, sources, ahead, holes, len(taus), ("hf_rc_ties", keys, win, head, links))
+        _add(dev, st, (keys, win, head, links), [sources[0], sources[-1]],
+             [ahead[0], ahead[-1]], base, len(taus), acc)
     return acc
 
 
 def _splat(dev: Device, st: _Frames, sources: list[int], ahead: list[Any], holes: Any,
-           times: int) -> Any:
-    """The z-buffer of keys of the chunk's ``times`` (``hf_rc_splat``, one launch per
-    source; ``ahead``: each source's intermediate times less its own)."""
-    xp = dev.xp
+           times: int, kernel: tuple[Any, ...]) -> None:
+    """Every moving pixel of the sources landed at the chunk's ``times``, one launch per
+    source (``ahead``: each source's intermediate times less its own): ``kernel`` is
+    ``("hf_rc_splat", keys)`` (the z-buffer of keys) or ``("hf_rc_ties", keys, win,
+    head, next)`` (the winners' rivals)."""
     h, w, _ = st.shape
-    keys = xp.full(times * h * w, -1, np.int64)  # no candidate: all bits set
+    name, *out = kernel
     for s, (f, dt) in enumerate(zip(sources, ahead, strict=True)):
         if not st.any_moving[f]:
             continue
         back = float(st.times[sources[0]]) - float(st.times[f])
-        dev.launch("hf_rc_splat", _grid(times * h * w), (BLOCK, 1, 1),
+        dev.launch(name, _grid(times * h * w), (BLOCK, 1, 1),
                    (st.velocity[f], st.depth[f], st.moving[f], holes, dt, I32(times),
                     I32(h), I32(w), I32(s), F64(back), *_shift(st, f),
-                    *_shift(st, sources[0]), keys))
-    return keys
+                    *_shift(st, sources[0]), *out))
 
 
-def _resolve_and_add(dev: Device, st: _Frames, keys: Any, pair: list[int], ahead: list[Any],
-                     base: tuple[Any, Any], times: int, acc: Any) -> None:
-    """Winners, their borders, and what they show less the base added into ``acc``
-    (``pair``: the own sub-frame and the neighbour, or the own twice; ``ahead``: theirs)."""
+def _add(dev: Device, st: _Frames, found: tuple[Any, Any, Any, Any], pair: list[int],
+         ahead: list[Any], base: tuple[Any, Any], times: int, acc: Any) -> None:
+    """The winners' borders, and what the winners and borders show less the base added
+    into ``acc`` (``found``: the keys, winners and their rivals' lists; ``pair``: the own
+    sub-frame and the neighbour, or the own twice; ``ahead``: theirs)."""
     xp = dev.xp
     h, w, c = st.shape
     hw = h * w
     base_c, base_d = base
-    win = xp.empty(times * hw, np.int32)
+    keys, win, head, links = found
     border = xp.empty(times * hw, np.int32)
-    dev.launch("hf_rc_resolve", _grid(times * hw), (BLOCK, 1, 1),
-               (keys, base_d, I32(times), I64(hw), win))
     dev.launch("hf_rc_border", _grid(times * hw), (BLOCK, 1, 1),
                (keys, win, base_d, I32(times), I32(h), I32(w), border))
     (own, other), (own_dt, other_dt) = pair, ahead
     dev.launch("hf_rc_accumulate", _grid(hw * c), (BLOCK, 1, 1),
-               (win, border, st.lin[own], st.moving[own], st.inner[own], st.velocity[own],
+               (win, border, keys, head, links, st.lin[own], st.moving[own], st.inner[own],
+                st.velocity[own],
                 own_dt, st.lin[other], st.moving[other], st.inner[other], st.velocity[other],
                 other_dt, base_c,
                 I32(times), I32(h), I32(w), I32(c), *_shift(st, own), *_shift(st, other), acc))

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from functools import cache
 
+from hfrender.backends.cpu.recon_ties import RIVALS
 from hfrender.color import ENCODE_INDEX_MAX, INV_GAMMA, RUNNING_LIMIT, TIE_BIAS
 from hfrender.dof_composite import FILL_FROM, FILL_FULL
 from hfrender.dof_layers import NOISE, NOISE_W, ROLE_BACK, ROLE_BEHIND, ROLE_FAR, ROLE_FRONT
@@ -33,7 +34,7 @@ def constants() -> dict[str, int | float]:
             "HF_DOF_NOISE_W": NOISE_W, "HF_DOF_NOISE": NOISE, "HF_ROLE_FRONT": ROLE_FRONT,
             "HF_ROLE_BACK": ROLE_BACK, "HF_ROLE_BEHIND": ROLE_BEHIND, "HF_ROLE_FAR": ROLE_FAR,
             "HF_DOF_FILL_FROM": FILL_FROM, "HF_DOF_FILL_FULL": FILL_FULL,
-            "HF_RUNNING_LIMIT": RUNNING_LIMIT}
+            "HF_RUNNING_LIMIT": RUNNING_LIMIT, "HF_RC_RIVALS": RIVALS}
 
 
 def defines() -> str:
