@@ -5,8 +5,9 @@ No kernel of its own: the frame is a hyperframe of one sub-frame at the shutter'
 and :func:`hfrender.effects.fuse` reconstructs the motion over the shutter from its
 velocity and depth (``--reconstruct``'s :mod:`~hfrender.backends.cpu.reconstruct`): each
 moving pixel is splatted along its vector at intermediate times across the shutter, the
-nearer surface winning; what a moving surface uncovers is filled from the still pixels
-behind it.
+nearer surface winning (surfaces at one depth moving differently blended:
+:mod:`~hfrender.backends.cpu.recon_ties`); what a moving surface uncovers is filled from
+the still pixels behind it.
 """
 
 from __future__ import annotations
@@ -43,8 +44,10 @@ def vector_blur(frame: Any, velocity: Any, depth: Any = None, *, shutter: float 
     depth : (H, W) or (N, H, W) metres (``inf`` sky), or None. With depth, where streaks
         cross the nearer surface covers the farther. Without it, two layers: what moves
         is in front of what stands still (a car streaks over the road, but also over a
-        post in front of it), and where moving pixels cross, the one first in raster
-        order (top-left) covers the other.
+        post in front of it), and where moving pixels cross, neither covers the other:
+        each shows for the part of the shutter it is there, blended half and half while
+        both are (and so with depth where two motions meet at one depth); the blur of a
+        mirrored frame is the mirrored blur.
     shutter : degrees the shutter is open, centred on the frame's instant: 180 (default)
         spreads a pixel over half its vector, 360 over all of it; (0, 720].
     linear_light, backend, premultiplied : as in :func:`hfrender.motion_blur`

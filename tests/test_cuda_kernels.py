@@ -61,7 +61,7 @@ def test_kernels_compile_with_nvrtc(arch):
     for name in ("hf_fuse_windows_u8", "hf_box_running_u8", "hf_defocus",
                  "hf_circle_of_confusion", "hf_decode_frames_f32", "hf_dof_start", "hf_dof_spans",
                  "hf_dof_fields", "hf_dof_accumulate", "hf_dof_composite", "hf_rc_border",
-                 "hf_rc_accumulate"):
+                 "hf_rc_ties", "hf_rc_accumulate"):
         assert f".entry {name}(" in ptx
     assert f".target sm_{arch.split('_')[1]}" in ptx
     # no contracted multiply-adds: the GPU rounds as the emulator and NumPy do. What is

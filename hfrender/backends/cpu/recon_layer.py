@@ -60,33 +60,23 @@ def borders(hit_keys: np.ndarray, hit_pix: np.ndarray, hit_depth: np.ndarray,
     ``time * stride + place`` (``lut``: a pixel's place in the chunk's domain, which holds
     every landed pixel's neighbours); ``taken``: an int32 array of the z-buffer's size,
     :data:`FREE` but at the landings' keys (the z-buffer's winner marks); borders are
-    marked there too, with ``-2 - `` their place in the result (for
-    :func:`~.recon_ties.border_rivals`)."""
-    keys, takes = [], []
-    count = 0
-    for key, inside, step in neighbours(hit_keys, hit_pix, lut, size):
-        # (lut has room past both ends of the frame: what is not inside is left out below)
-        at = np.flatnonzero(inside & (taken[key] == FREE))
-        at = at[hit_depth[at] < base_d[hit_pix[at] + step]]
-        key = key[at]  # distinct: one landing per pixel and time
-        taken[key] = -2 - (count + np.arange(len(key), dtype=np.int32))
-        count += len(key)
-        keys.append(key)
-        takes.append(at)
-    return np.concatenate(keys), np.concatenate(takes)
-
-
-def neighbours(hit_keys: np.ndarray, hit_pix: np.ndarray, lut: np.ndarray,
-               size: tuple[int, int]) -> list[tuple[np.ndarray, np.ndarray, int]]:
-    """Each landing's four neighbours, in the order a pixel takes a landing beside it (the
-    landing on its left first: the step +1 from it, and so on): per step, (the
-    neighbours' keys, whether inside the frame, the step)."""
+    marked there too."""
     h, w = size
     x = hit_pix % w
     row = hit_keys - lut[hit_pix]  # time * stride
-    return [(row + lut[hit_pix + step], inside, step)
-            for step, inside in ((1, x < w - 1), (-1, x > 0), (w, hit_pix < (h - 1) * w),
-                                 (-w, hit_pix >= w))]
+    keys, takes = [], []
+    # the landing left of a pixel first: it is the step +1 from it, and so on
+    for step, inside in ((1, x < w - 1), (-1, x > 0), (w, hit_pix < (h - 1) * w),
+                         (-w, hit_pix >= w)):
+        # (lut has room past both ends of the frame: what is not inside is left out below)
+        key = row + lut[hit_pix + step]
+        at = np.flatnonzero(inside & (taken[key] == FREE))
+        at = at[hit_depth[at] < base_d[hit_pix[at] + step]]
+        key = key[at]  # distinct: one landing per pixel and time
+        taken[key] = -1
+        keys.append(key)
+        takes.append(at)
+    return np.concatenate(keys), np.concatenate(takes)
 
 
 def layer(idx: np.ndarray, colour: np.ndarray, pixels: int) -> np.ndarray:

@@ -26,9 +26,17 @@ from collections.abc import Callable
 
 import numpy as np
 
-from hfrender.backends.cpu.recon_layer import neighbours
+from hfrender.backends.cpu.recon_layer import FREE
 
 RIVALS = 8  # velocities blended at one pixel and time, at most (the kernels' HF_RC_RIVALS)
+
+def velocities(splats: list) -> tuple[np.ndarray, np.ndarray]:
+    """(vy, vx) of the sources' moving pixels (their ``splats``) one after the other
+    (views of the own sub-frame's alone where it is the only source)."""
+    if len(splats) == 1:
+        return splats[0].vy, splats[0].vx
+    return np.concatenate([sp.vy for sp in splats]), np.concatenate([sp.vx for sp in splats])
+
 
 def rivals(first: np.ndarray, key: np.ndarray, win: np.ndarray, src: np.ndarray,
            own_count: int, velocity: tuple[np.ndarray, np.ndarray]
@@ -56,21 +64,22 @@ def blend_rivals(found: tuple[np.ndarray, ...], velocity: tuple[np.ndarray, np.n
     """``col`` (what the landings ``win``, then the borders, show) with each landing's
     equal rivals (``ties`` and their ``place`` in ``win``), and each border's (``took``:
     its landing) other landings beside it at its depth, of its source, blended in.
-    ``found``: every landing's key, pixel, time index, splat and depth; ``velocity``: the
-    splats' (vy, vx) and how many are the own sub-frame's; ``where``: the domain's lookup,
-    the z-buffer's marks (the borders'), each row's pixel and the frame's size;
+    ``found``: every landing's time index, splat and depth; ``velocity``: the
+    splats' (vy, vx) and how many are the own sub-frame's; ``shown`` ends with the
+    borders' keys; ``where``: the domain's lookup and pixels, the keys' stride, the
+    z-buffer's marks, each row's pixel and the frame's size;
     ``show(splats, time indices, pixels, landed)``: what they show there (the first
     ``landed`` at landings)."""
-    key, pix, m, src, dep = found
+    m, src, dep = found
     vy, vx, own = velocity
-    win, ties, place, took = shown
-    lut, marks, at, size = where
+    win, ties, place, took, near = shown
+    lut, dom, stride, marks, at, size = where
 
     def same(a: np.ndarray, b: np.ndarray) -> np.ndarray:
         return (dep[win[a]] == dep[win[took[b]]]) & \
-            ((src[win[a]] < own) == (src[win[took[b]]] < own)) & (a != took[b])
+            ((src[win[a]] < own) == (src[win[took[b]]] < own))
 
-    beside = border_rivals(key[win], pix[win], same, lut, size, marks)
+    beside = border_rivals(near, took, win, same, (lut, dom, stride), size, marks)
     la, lb = src[win[beside[1]]], src[win[took[beside[0]]]]
     if not len(ties) and not ((vy[la] != vy[lb]) | (vx[la] != vx[lb])).any():
         return  # (a border's landings beside it of its own velocity: no rivals)
@@ -81,16 +90,25 @@ def blend_rivals(found: tuple[np.ndarray, ...], velocity: tuple[np.ndarray, np.n
     blend(col, rows, show(src[cand], m[cand], at[rows], int(np.searchsorted(rows, len(win)))))
 
 
-def border_rivals(hit_keys: np.ndarray, hit_pix: np.ndarray, same: Callable, lut: np.ndarray,
-                  size: tuple[int, int], taken: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """The landings beside each border other than the one it took (``taken``: the marks of
-    :func:`~.recon_layer.borders`) at that one's depth and of its source (``same(at, b)``:
-    whether landing ``at`` is so for border ``b``): (border, landing) pairs."""
+def border_rivals(near: np.ndarray, took: np.ndarray, win: np.ndarray, same: Callable,
+                  where: tuple[np.ndarray, np.ndarray, int], size: tuple[int, int],
+                  taken: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The landings beside each border (keys ``near``) other than the one it took
+    (``took``, a place in ``win``) at that one's depth and of its source (``same(at,
+    b)``: whether the landing at place ``at`` is so for border ``b``): (border, landing)
+    pairs. ``where``: the domain's lookup and pixels and the keys' stride; ``taken``: the
+    z-buffer's marks (each landing's winner at its key)."""
+    lut, dom, stride = where
+    h, w = size
+    place = near % stride
+    row, pix = near - place, dom[place]
+    x = pix % w
     rows, lands = [], []
-    for key, inside, _ in neighbours(hit_keys, hit_pix, lut, size):
-        at = np.flatnonzero(inside & (taken[key] <= -2))
-        b = -2 - taken[key[at]]
-        ok = same(at, b)
+    for step, inside in ((-1, x > 0), (1, x < w - 1), (-w, pix >= w), (w, pix < (h - 1) * w)):
+        mark = taken[row + lut[np.where(inside, pix + step, pix)]]
+        b = np.flatnonzero(inside & (mark >= 0) & (mark != FREE))
+        at = np.searchsorted(win, mark[b])
+        ok = (at != took[b]) & same(at, b)
         rows.append(b[ok])
         lands.append(at[ok])
     return np.concatenate(rows), np.concatenate(lands)

@@ -8,8 +8,9 @@ weights and replaces ``f_j`` by the mean of the picture over its cell: each half
 at ``M`` intermediate times, enough that no surface moves more than a pixel from one to the
 next (the gap between two sub-frames: at least its largest displacement in pixels); at
 each time ``tau`` ``j`` is forward-warped along its velocity (pixel ``q`` lands on
-``round(q + v(q) * (tau - t))``) with a depth test: the nearer surface wins; ``n`` lands
-where ``j`` has a hole, and anywhere with what lay outside ``j``'s frame at ``j``'s time (an
+``round(q + v(q) * (tau - t))``) with a depth test: the nearer surface wins (equal ones
+moving differently blend, :mod:`~hfrender.backends.cpu.recon_ties`); ``n`` lands where
+``j`` has a hole, and anywhere with what lay outside ``j``'s frame at ``j``'s time (an
 object entering). A pixel a surface lands on, and its neighbours at the landing's borders,
 show the source's moving layer sampled where the pixel's centre was at the source's time,
 on its pixels (moved by its antialiasing shift; it lands from there too)
@@ -49,7 +50,7 @@ from hfrender.backends.cpu.recon_fill import fill, reach
 from hfrender.backends.cpu.recon_layer import FREE, borders, inner, layer, resampled, samples
 from hfrender.backends.cpu.recon_sums import GroupedSums, PooledSums
 from hfrender.backends.cpu.recon_sums import rows as _rows
-from hfrender.backends.cpu.recon_ties import blend_rivals, rivals
+from hfrender.backends.cpu.recon_ties import blend_rivals, rivals, velocities
 from hfrender.hyperframe.windows import WindowWeights
 
 CHUNK_ELEMS = 1 << 22  # z-buffer entries per chunk of intermediate times
@@ -95,6 +96,15 @@ class _Frame:
                        v[:, 1].astype(np.float64), v[:, 0].astype(np.float64),
                        self.depth.ravel()[idx], np.take(self.lin.reshape(h * w, c), idx, axis=0),
                        inner(self.moving).ravel()[idx])
+
+    @cached_property
+    def mixed(self) -> bool:
+        """Whether moving pixels at one depth move differently (else no landing has an
+        equal rival to blend: :mod:`~hfrender.backends.cpu.recon_ties`)."""
+        sp = self.splats
+        order = np.argsort(sp.depth, kind="stable")
+        d, y, x = sp.depth[order], sp.vy[order], sp.vx[order]
+        return bool(((d[1:] == d[:-1]) & ((y[1:] != y[:-1]) | (x[1:] != x[:-1]))).any())
 
     @cached_property
     def layer(self) -> np.ndarray:
@@ -259,28 +269,23 @@ def _splat(sources: list[_Frame], taus: np.ndarray, base: tuple[np.ndarray, np.n
     first = scratch("rc_index", zbuf.shape, np.int32)  # then the borders' marks
     first.fill(FREE)
     np.minimum.at(first, key[win], win)
-    vy, vx = _velocities(sources)
-    own = len(sources[0].splats.idx)
+    mixed = any(f.mixed for f in sources)
+    if mixed:
+        vy, vx = velocities([f.splats for f in sources])
+        own = len(sources[0].splats.idx)
     # one winner per pixel and time, the first of equals (its equal rivals blended in)
-    win, ties, place = rivals(first, key, win, src, own, (vy, vx))
+    win, ties, place = rivals(first, key, win, src, own, (vy, vx)) if mixed else \
+        (win[first[key[win]] == win], None, None)
     near, took = borders(key[win], pix[win], dep[win], base_d.reshape(-1), lut, stride,
                          (h, w), first)
     shown = np.concatenate([win, win[took]])  # the landings, then the borders they make
     at = np.concatenate([pix[win], dom[near % stride]])
     col = _shown(sources, src[shown], taus[m[shown]], at, base_c, (h, w), len(win))
-    blend_rivals((key, pix, m, src, dep), (vy, vx, own),
-                 (win, ties, place, took), (lut, first, at, (h, w)), col,
-                 lambda s, t, p, n: _shown(sources, s, taus[t], p, base_c, (h, w), n))
+    if mixed:
+        blend_rivals((m, src, dep), (vy, vx, own), (win, ties, place, took, near),
+                     (lut, dom, stride, first, at, (h, w)), col,
+                     lambda s, t, p, n: _shown(sources, s, taus[t], p, base_c, (h, w), n))
     return dom, np.concatenate([key[win], near]) % stride, col
-
-
-def _velocities(sources: list[_Frame]) -> tuple[np.ndarray, np.ndarray]:
-    """(vy, vx) of the sources' moving pixels one after the other (views of the own
-    sub-frame's alone where it is the only source)."""
-    if len(sources) == 1:
-        return sources[0].splats.vy, sources[0].splats.vx
-    return (np.concatenate([f.splats.vy for f in sources]),
-            np.concatenate([f.splats.vx for f in sources]))
 
 
 def _shown(sources: list[_Frame], src: np.ndarray, taus: np.ndarray, pix: np.ndarray,

@@ -11,14 +11,20 @@ intermediate times the kernels of ``shaders/cuda/reconstruct.cu``:
   nearest surface wins, then the first candidate, as ``np.minimum.at`` of the candidates'
   indices picks the first of equals on the CPU;
 - ``hf_rc_resolve``: the winner of each (time, pixel), where it is not behind the base;
-- ``hf_rc_border``: ``recon_layer.borders``, the pixels next to a landing that take it;
+- ``hf_rc_ties`` (once per source, as ``hf_rc_splat``): the winner's equal rivals (its
+  depth, its source, another velocity: ``recon_ties.rivals``), linked into a list per
+  (time, pixel);
+- ``hf_rc_border``: ``recon_layer.borders``, the pixels next to a landing that take it
+  (the landing's entry, so that its rivals and the landings beside it at its depth are
+  blended too: ``recon_ties``);
 - ``hf_rc_accumulate``: per pixel channel, the sum of (shown - base) over the chunk's times
   (the winners, then the borders), in double, in time order (the CPU's ``bincount`` adds the
   same float32 terms in its entries' order: exact sums unless the terms span more than
   about 2**29 in size); shown is
   ``recon_layer.samples``, the source's moving layer sampled where the pixel was at the
   source's time, over the base, or for a winner from inside its surface
-  ``recon_layer.resampled``, its colour alone.
+  ``recon_layer.resampled``, its colour alone; with rivals, the mean over their distinct
+  velocities (``recon_ties.blend``).
 
 ``hf_rc_base`` and ``hf_rc_fill`` (a ring at a time) are ``_base``; ``hf_rc_cell_add``
 adds each half-cell's mean, weighted by its length, into the cell's picture; the weighted
