@@ -14,6 +14,10 @@ from __future__ import annotations
 import logging
 from typing import TYPE_CHECKING
 
+# its os.fork hooks, from the start: a child forked after the caller's own llvmpipe context
+# is refused, not left waiting (the hooks load nothing; os only)
+from hfrender.renderer import forks as _forks  # noqa: F401
+
 if TYPE_CHECKING:  # for type checkers and IDEs; at run time the names load on first use
     from hfrender.api import render, still
     from hfrender.backends import get_backend

@@ -17,7 +17,7 @@ from gl_state import gl_state, live_objects
 import hfrender as hf
 from hfrender.cli import main
 from hfrender.errors import HFRenderError
-from hfrender.renderer import contexts, msaa
+from hfrender.renderer import msaa
 from hfrender.renderer.contexts import KeptContext
 from hfrender.renderer.programs import ShaderError
 
@@ -156,52 +156,6 @@ def test_a_forked_child_makes_its_own_context(made):
 
     assert _in_thread(renders) == (True, True)
     assert len(made) == 2
-
-
-FORKS = f"""
-import multiprocessing, os, signal
-import numpy as np
-import hfrender as hf
-from hfrender.renderer.contexts import KeptContext
-picture = hf.still({BAR!r}, t=0.03, size="64x16", samples=1)
-print("llvmpipe" in KeptContext._thread.kept.ctx.info["GL_RENDERER"])
-read, write = os.pipe()
-pid = os.fork()
-if pid == 0:
-    signal.alarm(20)  # (a child that waits for ever: ended, nothing said)
-    try:
-        said = "drew: " + str(np.array_equal(picture, hf.still({BAR!r}, t=0.03,
-                                                               size="64x16", samples=1)))
-    except hf.HFRenderError as exc:
-        said = f"{{type(exc).__name__}}: {{exc}}"
-    os.write(write, said.encode())
-    os._exit(0)
-os.close(write)
-os.waitpid(pid, 0)
-print(os.read(read, 4096).decode() or "nothing")
-with multiprocessing.get_context("spawn").Pool(1) as pool:
-    print(np.array_equal(picture, pool.apply(hf.still, ({BAR!r}, 0.03),
-                                             {{"size": "64x16", "samples": 1}})))
-"""
-
-
-@pytest.mark.parametrize("threads", [None, "0"])
-def test_a_forked_child_of_a_process_that_drew_on_llvmpipe_says_so(threads):
-    """A child of os.fork cannot draw on llvmpipe once its parent made a context (its draw
-    waited for ever, before the kept context as after): one line says so and what to do;
-    with LP_NUM_THREADS=0 it draws; a child of the 'spawn' start method draws."""
-    env = {k: v for k, v in os.environ.items() if k != "LP_NUM_THREADS"}
-    env.update({"LP_NUM_THREADS": threads} if threads else {})
-    done = subprocess.run([sys.executable, "-c", FORKS], capture_output=True, text=True,
-                          timeout=120, env=env)
-    if done.stdout.startswith("False"):
-        pytest.skip("not llvmpipe: a forked child is not refused")
-    child = "drew: True" if threads else f"ContextUnavailable: {contexts.FORKED}"
-    assert (done.returncode, done.stdout.splitlines(), done.stderr) == \
-        (0, ["True", child, "True"], "")
-    assert contexts.FORKED.startswith("this process was forked (os.fork, multiprocessing's "
-                                      "'fork' start method) from one that made an OpenGL "
-                                      "context with llvmpipe")
 
 
 def test_a_threads_context_goes_with_it_and_the_rest_at_exit():

@@ -19,6 +19,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from hfrender.errors import HFRenderError, InputError, about
+from hfrender.renderer import forks
+from hfrender.renderer.forks import FORKED
 from hfrender.renderer.gl_raw import gl_function
 
 CONTEXTS = ("egl", "glfw")
@@ -140,27 +142,14 @@ def create_context(name: str | None = None, *, size: tuple[int, int] = (640, 360
 
 
 def _standalone(moderngl: Any, extra: dict) -> Any:
-    if _FIRST.get("pid", os.getpid()) != os.getpid() and _FIRST["forks_hang"]:
-        raise ContextUnavailable(FORKED)  # (was: its first draw waited for ever)
+    if forks.inherited(extra.get("device_index", 0)):  # (was: its first draw waited for
+        raise ContextUnavailable(FORKED)  # ever; where the caller made the parent's: too)
     try:
-        ctx = moderngl.create_standalone_context(backend="egl", require=MIN_GL, **extra)
+        return moderngl.create_standalone_context(backend="egl", require=MIN_GL, **extra)
     except Exception as exc:
         raise ContextUnavailable(
             f"no headless OpenGL (EGL) context: {exc}. On Debian/Ubuntu install "
             "libegl1 and libgl1-mesa-dri (bash dev.sh does)") from None
-    if _FIRST.get("pid") != os.getpid():  # (ctx.info read current, once: moderngl keeps it)
-        _FIRST.update(pid=os.getpid(), forks_hang="llvmpipe" in ctx.info["GL_RENDERER"]
-                      and os.environ.get("LP_NUM_THREADS") != "0")
-    return ctx
-
-
-_FIRST: dict = {}  # the process of hfrender's first headless context; a child os.fork makes
-# of it cannot draw on llvmpipe (its threads stay in the parent; LP_NUM_THREADS=0: none)
-FORKED = ("this process was forked (os.fork, multiprocessing's 'fork' start method) from one "
-          "that made an OpenGL context with llvmpipe, whose drawing threads stay there: a "
-          "draw here would wait for ever; start it with multiprocessing's 'spawn' start "
-          "method (multiprocessing.get_context('spawn')), or set LP_NUM_THREADS=0 before "
-          "the parent's first render")
 
 
 class KeptContext:
