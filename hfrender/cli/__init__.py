@@ -48,7 +48,7 @@ from hfrender.cli.docs import add_parser as add_docs_parser  # noqa: E402
 from hfrender.cli.fx import add_parser as add_fx_parser  # noqa: E402
 from hfrender.cli.habits import SIZE_FLAGS, ffmpeg_options, habit_hints  # noqa: E402
 from hfrender.cli.info import cmd_info  # noqa: E402
-from hfrender.cli.options import encoder_options, fps_arg, render_options  # noqa: E402
+from hfrender.cli.options import encoder_options, fps_arg, number, render_options  # noqa: E402
 from hfrender.cli.reexpose import add_parser as add_reexpose_parser  # noqa: E402
 from hfrender.cli.still import cmd_still, picture_name  # noqa: E402
 from hfrender.errors import (  # noqa: E402
@@ -166,9 +166,9 @@ def build_parser() -> argparse.ArgumentParser:
                     help="PNG (8 or 16 bits: --bit-depth) or EXR (linear light) to write "
                          "(still.png)")
     when = st.add_mutually_exclusive_group()
-    when.add_argument("-t", "--time", type=float, default=None, metavar="S",
+    when.add_argument("-t", "--time", type=number(float), default=None, metavar="S",
                       help="the frame at this time, in seconds (0)")
-    when.add_argument("-f", "--frame", type=int, default=None, metavar="N",
+    when.add_argument("-f", "--frame", type=number(int), default=None, metavar="N",
                       help="output frame N (at the render's fps; frame N is at N/fps s)")
     st.add_argument("--compare", action="store_true",
                     help="put the frame without effects (pinhole, instant shutter) on the left")
@@ -189,12 +189,13 @@ def build_parser() -> argparse.ArgumentParser:
 def _bench_parser(sub: argparse._SubParsersAction) -> None:
     b = sub.add_parser("bench", help="throughput, latency and memory over granularity x "
                        "fusion workers, best marked")
-    b.add_argument("--frames", type=int, default=48, help="output frames per cell (48)")
+    b.add_argument("--frames", type=number(int), default=48, help="output frames per cell (48)")
     b.add_argument("--outputs", default="1,2,4,8,16", metavar="LIST",
                    help="granularities to try, in output frames per hyperframe (1,2,4,8,16)")
     b.add_argument("--grid-workers", default="1,2", metavar="LIST",
                    help="fusion worker counts to try (1,2)")
-    b.add_argument("--repeats", type=int, default=1, help="runs per cell, the best kept (1)")
+    b.add_argument("--repeats", type=number(int), default=1,
+                   help="runs per cell, the best kept (1)")
     b.add_argument("--plot", metavar="PNG", help="also plot fps per granularity (matplotlib)")
     render_options(b)
     for action in b._actions:  # parsed, to say what to give instead (cmd_bench); not shown

@@ -43,7 +43,8 @@ def cmd_bench(args: argparse.Namespace) -> int:
     config = _config_from(args)
     check_scene_path(args.file)
     for name in ("frames", "repeats"):
-        if getattr(args, name) < 1:
+        value = getattr(args, name)  # (a word: the text, cli.options.number)
+        if not isinstance(value, int) or value < 1:
             raise ConfigError(f"--{name} {getattr(args, name)}: must be an integer >= 1")
     outputs = _int_list("outputs", args.outputs)
     _check_outputs(outputs, config)

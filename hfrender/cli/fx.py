@@ -21,7 +21,7 @@ from hfrender.cli.common import (
     sequence_name,
     sigterm_interrupts,
 )
-from hfrender.cli.options import flags_as_given
+from hfrender.cli.options import flags_as_given, number
 from hfrender.config import DOF_METHODS, ConfigError
 from hfrender.disparity import KINDS
 from hfrender.errors import FLAG, HFRenderError
@@ -49,9 +49,9 @@ def add_parser(sub: argparse._SubParsersAction, encoder_options: Any,
     fx.add_argument("-o", "--output", required=True, type=sequence_name,
                     help=".mp4 .mov .mkv .ts .webm .gif, or out/%%05d.png")
     g = fx.add_argument_group("motion blur")
-    g.add_argument("--motion-blur", type=_number(int), default=None, metavar="N",
+    g.add_argument("--motion-blur", type=number(int), default=None, metavar="N",
                    help="blend windows of N frames")
-    g.add_argument("--stride", type=_number(int), default=1, metavar="S",
+    g.add_argument("--stride", type=number(int), default=1, metavar="S",
                    help="frames between windows (default 1: keep the frame rate and "
                         "count, like tmix; S: output fps = input fps / S; --stride N with "
                         "--motion-blur N: a 360-degree shutter)")
@@ -61,7 +61,7 @@ def add_parser(sub: argparse._SubParsersAction, encoder_options: Any,
                         "forward.u/forward.v (hfrender render --passes velocity, Nuke) or "
                         "Blender's Vector pass, Z from the same files when present "
                         "(frames/%%04d.exr: the footage's own files will do)")
-    g.add_argument("--shutter", type=_number(float), default=None, metavar="DEG",
+    g.add_argument("--shutter", type=number(float), default=None, metavar="DEG",
                    help="with --vectors: degrees the shutter is open, centred on each frame "
                         f"({SHUTTER:g})")
     g.add_argument("--gamma-space", action="store_true",
@@ -89,19 +89,6 @@ def add_parser(sub: argparse._SubParsersAction, encoder_options: Any,
     fx.set_defaults(func=cmd_fx)
 
 
-def _number(kind: type) -> Callable[[str], Any]:
-    """A numeric flag's type: its number, else the text as typed, which the setting's own
-    check refuses in its one line, saying what it takes (``--shutter x must be degrees in
-    (0, 720] ...``; was argparse's "invalid float value: 'x'", what is allowed unsaid)."""
-    def typed(text: str) -> Any:
-        try:
-            return kind(text)
-        except ValueError:
-            return text
-    typed.__name__ = kind.__name__  # (argparse's name for it)
-    return typed
-
-
 def _or(value: float | None, default: float) -> float:
     return default if value is None else value
 
@@ -113,7 +100,7 @@ def _dof_options(d: Any) -> None:
                         "depth/%%05d.png); one frame ((H, W) or (1, H, W) .npy, one image) "
                         "serves all")
     # None: not given (they need --depth); the defaults apply in hfrender.cli.fx
-    d.add_argument("--depth-scale", type=_number(float), default=None,
+    d.add_argument("--depth-scale", type=number(float), default=None,
                    help="multiply depth values to get metres (1; 0.001 for millimetres)")
     d.add_argument("--depth-range", default=None, metavar="NEAR,FAR",
                    help="a depth pass normalised to 0..1 (Blender's Map Range or Normalize): "
@@ -124,28 +111,28 @@ def _dof_options(d: Any) -> None:
                    help="distance (default: metres from the camera) or disparity: a depth "
                         "estimator's relative inverse depth (near is large), blurred by "
                         "--max-blur and focused by --focus-pixel or --focus-disparity")
-    d.add_argument("--focus-disparity", type=_number(float), default=None, metavar="D",
+    d.add_argument("--focus-disparity", type=number(float), default=None, metavar="D",
                    help="with --depth-kind disparity: the disparity in focus (an integer "
                         "map's scaled to 0..1)")
-    d.add_argument("--max-blur", type=_number(float), default=None, metavar="PX",
+    d.add_argument("--max-blur", type=number(float), default=None, metavar="PX",
                    help="with --depth-kind disparity: the largest circle of confusion's "
                         "diameter over the first frame, in pixels (the same scale for every "
                         "frame)")
     d.add_argument("--depth-resize", choices=RESIZES, default=None,
                    help="scale a depth pass of another size (a depth estimator's) to the "
                         "footage: nearest keeps edges hard, linear smooths slopes")
-    d.add_argument("--focus-distance", type=_number(float), default=None, metavar="M",
+    d.add_argument("--focus-distance", type=number(float), default=None, metavar="M",
                    help="distance in focus, in metres (inf: focused at infinity)")
     d.add_argument("--focus-pixel", default=None, metavar="X,Y",
                    help="focus each frame on its depth at this pixel (autofocus on a point; "
                         "instead of --focus-distance)")
-    real = _number(float)
+    real = number(float)
     d.add_argument("--f-stop", type=real, default=None, metavar="N", help="aperture, e.g. 2.8")
     d.add_argument("--focal-length-mm", type=real, default=None, metavar="MM", help="(50)")
     d.add_argument("--sensor-width-mm", type=real, default=None, metavar="MM", help="(36)")
-    d.add_argument("--max-coc-px", type=_number(float), default=None, metavar="PX",
+    d.add_argument("--max-coc-px", type=number(float), default=None, metavar="PX",
                    help="cap the blur diameter (bounds its cost)")
-    d.add_argument("--aperture-blades", type=_number(int), default=None, metavar="N",
+    d.add_argument("--aperture-blades", type=number(int), default=None, metavar="N",
                    help="bokeh shape: 0 round (default), 3-64 a polygon of N blades")
     d.add_argument("--dof-method", choices=DOF_METHODS, default=None,
                    help="fast: depth layers blurred by FFT, cost nearly independent of the "

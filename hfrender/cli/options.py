@@ -7,7 +7,7 @@ import argparse
 import functools
 from collections.abc import Callable, Sequence
 from fractions import Fraction
-from typing import TypeVar
+from typing import Any, TypeVar
 
 from hfrender.backends import CHOICES
 from hfrender.cli.common import BACKEND_HELP
@@ -60,6 +60,20 @@ def flags_as_given(settings: Callable[[argparse.Namespace], T]
     return named
 
 
+def number(kind: type) -> Callable[[str], Any]:
+    """A numeric flag's type: its number, else the text as typed, which the setting's own
+    check refuses in its one line, naming the flag, the text and what it takes
+    (``--shutter x must be degrees in (0, 720] ...``; was argparse's "invalid float value:
+    'x'", what is allowed unsaid). Every command's numeric flags take it."""
+    def typed(text: str) -> Any:
+        try:
+            return kind(text)
+        except ValueError:
+            return text
+    typed.__name__ = kind.__name__  # (argparse's name for it)
+    return typed
+
+
 def fps_arg(text: str) -> float:
     """``--fps``: a number (29.97) or a fraction (30000/1001)."""
     try:
@@ -80,7 +94,7 @@ def render_options(r: argparse.ArgumentParser, video: bool = True) -> None:
     q.add_argument("--fps", type=fps_arg, default=None,
                    help="output frames per second (30; 24000/1001 or 23.976)")
     q.add_argument("--size", default=None, metavar="WxH", help="picture size (640x360)")
-    q.add_argument("--duration", type=float, default=None, metavar="S",
+    q.add_argument("--duration", type=number(float), default=None, metavar="S",
                    help="seconds (default: the scene's duration)")
     preset = q.add_mutually_exclusive_group()
     for key, ((pw, ph), pfps) in PRESETS.items():
@@ -104,7 +118,8 @@ def render_options(r: argparse.ArgumentParser, video: bool = True) -> None:
         e.add_argument("--schedule", choices=SCHEDULES, default=None,
                        help="order of fusion: fifo, or motion (most motion first); frames "
                             "are always written in order")
-    e.add_argument("--seed", type=int, default=None, help="seeds jitter and the lens pattern")
+    e.add_argument("--seed", type=number(int), default=None,
+                   help="seeds jitter and the lens pattern")
     if video:
         e.add_argument("--codec", default=None, help="any ffmpeg encoder, e.g. h264_nvenc")
     e.add_argument("--interop", choices=INTEROP, default=None,
@@ -137,7 +152,7 @@ def effect_options(r: argparse.ArgumentParser) -> None:
                         "motion (and lens blur, soft shadows) needs, within --samples-range")
     m.add_argument("--samples-range", default=None, metavar="MIN:MAX",
                    help="bounds of --samples auto (4:64)")
-    m.add_argument("--shutter", type=float, default=None, metavar="DEG",
+    m.add_argument("--shutter", type=number(float), default=None, metavar="DEG",
                    help="shutter angle in degrees (180); above 360 windows overlap")
     m.add_argument("--shutter-position", choices=POSITIONS, default=None,
                    help="where the open shutter sits around each frame's time (center)")
@@ -164,7 +179,7 @@ def effect_options(r: argparse.ArgumentParser) -> None:
     m.add_argument("--transparent", action="store_true",
                    help="no background: RGBA with straight alpha, blended like light by "
                         "motion blur and depth of field (PNG, .mov ProRes 4444, .webm VP9)")
-    m.add_argument("--bit-depth", type=int, default=None, choices=(8, 16, 32),
+    m.add_argument("--bit-depth", type=number(int), default=None, choices=(8, 16, 32),
                    help="image sequences and stills for compositing: PNG 8 (default) or 16 "
                         "bits; EXR (-o frames/%%04d.exr: linear light, premultiplied alpha) "
                         "16 (half, default) or 32 (float)")
@@ -177,7 +192,7 @@ def effect_options(r: argparse.ArgumentParser) -> None:
                         "independent of the blur (default; on a GPU the gather where that is "
                         "sooner); exact, the gather, the reference (cost grows with the blur "
                         "squared)")
-    m.add_argument("--max-coc-px", type=float, default=None, metavar="PX",
+    m.add_argument("--max-coc-px", type=number(float), default=None, metavar="PX",
                    help="cap the depth-mode blur diameter (bounds its cost)")
 
 
@@ -189,7 +204,7 @@ def sound_options(r: argparse.ArgumentParser) -> None:
                         "video, cut to its length (AAC in .mp4/.mov, Opus in .webm; kept "
                         "where the container holds its codec: a lossy one copied, to the "
                         "packet the video ends in)")
-    a.add_argument("--audio-offset", type=float, default=None, metavar="S",
+    a.add_argument("--audio-offset", type=number(float), default=None, metavar="S",
                    help="where in the sound file the video's time 0 is, in seconds (0; "
                         "negative: silence first); a --frames range starts at its own time")
 
@@ -197,7 +212,7 @@ def sound_options(r: argparse.ArgumentParser) -> None:
 def encoder_options(parser: argparse.ArgumentParser) -> None:
     """--crf, --preset, --bitrate, --pix-fmt (default: the output's own settings)."""
     g = parser.add_argument_group("encoder quality (video outputs; default: the output's)")
-    g.add_argument("--crf", type=int, default=None, metavar="N",
+    g.add_argument("--crf", type=number(int), default=None, metavar="N",
                    help="constant quality, lower is better (libx264/libx265 0-51, default "
                         "18; libvpx-vp9 0-63, default 32)")
     g.add_argument("--preset", default=None, metavar="NAME",

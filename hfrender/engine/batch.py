@@ -249,7 +249,7 @@ def _options(path: Path, where: str, kind: str, tables: tuple[dict, ...]) -> dic
                 value = sequence_name(home_path(value))
             elif key == "audio" and isinstance(value, str):  # the files' beside the jobs file
                 value = str(job_file(path, value) if i < 3 else Path(home_path(value)).resolve())
-            options[key] = typed(at, raw, value, known[key])  # (where it was given)
+            options[key] = typed(at, raw, value, known[key], typed_there=i == 3)
     return options
 
 

@@ -14,11 +14,15 @@ from hfrender.engine.batch_paths import option_name, spelt
 from hfrender.errors import InputError, as_given, as_typed, toml_said
 
 
-def typed(where: str, key: str, value: Any, want: Any) -> Any:
+def typed(where: str, key: str, value: Any, want: Any, typed_there: bool = False) -> Any:
     """``value`` of the type ``want`` (ints are floats where a float is asked; a str is
     that word: ``"auto"``); else one line with the value as the file spells it (was
-    Python's: ``hdr = True``)."""
+    Python's: ``hdr = True``). ``typed_there``: an option after the jobs file, typed by
+    the command line (``cli.batch``), whose word for a number is left to the job's own
+    check to refuse, naming the flag and what it takes (``--shutter x must be ...``)."""
     kinds = want if isinstance(want, tuple) else (want,)
+    if typed_there and isinstance(value, str):
+        return value
     for kind in kinds:
         if isinstance(kind, str) and value == kind:
             return value
@@ -93,3 +97,18 @@ def fx_defaults(defaults: dict, entry: dict, overrides: dict) -> dict:
     left.update({"disparity": NOT_WITH_DISPARITY, "distance": DISPARITY_ONLY}.get(
         "distance" if kind is None else kind if isinstance(kind, str) else "", ()))  # it is
     return {k: v for k, v in defaults.items() if option_name(k) not in left}
+
+
+def numbers_checked(overrides: dict) -> None:
+    """A word given after the jobs file for a number that no job's check refused (an fx
+    job's lens option where no job has a depth pass, unused) is one line all the same (was
+    "not a valid value" before every job's check; then, unsaid, a job run again)."""
+    from hfrender.engine.batch import FX_OPTIONS, RENDER_OPTIONS
+
+    for key, value in overrides.items():
+        want = RENDER_OPTIONS.get(key, FX_OPTIONS.get(key))
+        kinds = want if isinstance(want, tuple) else (want,)
+        if isinstance(value, str) and value not in kinds and str not in kinds:
+            number = "a whole number" if int in kinds else "a number"
+            raise ConfigError(f"{as_typed('--' + key.replace('_', '-'), value)}: must be "
+                              f"{number}")

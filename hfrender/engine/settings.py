@@ -190,12 +190,15 @@ def still_frame(file: str, scene_name: str | None, config: RenderConfig, t: floa
         f" ({spell.name('duration')} makes it longer)"
     at = (lambda key, v: f"-{key[0]} {v}") if spell.flags else (lambda key, v: f"{key}={v}")
     if frame is not None:
-        if 0 <= frame < n:
+        whole = isinstance(frame, int) and not isinstance(frame, bool)  # (-f x: the text)
+        if whole and 0 <= frame < n:
             return frame, _stretched(frame, scene, fps)
-        where = "before the start (frames are >= 0)" if frame < 0 else "past the end"
+        where = ("not a frame's number (a whole number >= 0)" if not whole else
+                 "before the start (frames are >= 0)" if frame < 0 else "past the end")
         raise ConfigError(f"{at('frame', frame)}: {where}; {source} at {fps:g} fps has "
-                          f"frames 0..{n - 1}{longer if frame >= n else ''}")
-    k = nearest_frame(t, fps) if math.isfinite(t) else None  # as frame_count rounds
+                          f"frames 0..{n - 1}{longer if whole and frame >= n else ''}")
+    real = isinstance(t, (int, float)) and not isinstance(t, bool)  # (-t x: the text)
+    k = nearest_frame(t, fps) if real and math.isfinite(t) else None  # as frame_count rounds
     if k is None:
         problem = "not a time (give seconds, a finite number >= 0)"
     elif t < 0:
@@ -205,7 +208,8 @@ def still_frame(file: str, scene_name: str | None, config: RenderConfig, t: floa
     else:
         return k, _stretched(k, scene, fps)
     more = longer if k is not None and k >= n else ""
-    raise ConfigError(f"{at('t', f'{t:g}')}: {problem}; {source} at {fps:g} fps has frames "
+    said = f"{t:g}" if real else t
+    raise ConfigError(f"{at('t', said)}: {problem}; {source} at {fps:g} fps has frames "
                       f"0..{n - 1} ({at('t', 0)} to {_seconds((n - 1) / fps)}){more}")
 
 

@@ -1,0 +1,104 @@
+"""What the command line says of a bad value: every numeric flag of render, still, bench,
+batch (and fx's --crf, the encoder options render shares) given a word names the flag, the
+text and what the flag takes, in the setting's own line (was argparse's "argument --shutter:
+invalid float value: 'x'", what is allowed unsaid)."""
+
+from pathlib import Path
+
+import pytest
+
+from hfrender.cli import main
+
+DATA = Path(__file__).parent / "data"
+BAR = str(DATA / "bar.frag")  # a shader scene: 4 s, the default duration
+CRF = ("must be an integer from 0 to 63 (lower is better quality; 0-51 for libx264 and "
+       "libx265)")
+OFFSET = ("must be a finite number of seconds (where in the sound the video starts; < 0: "
+          "silence first)")
+JOBS = f"""[[job]]
+name = "shot"
+scene = "{BAR}"
+output = "shot.mp4"
+size = "16x8"
+
+[[job]]
+name = "blur"
+input = "shot.mp4"
+output = "blur.mp4"
+motion-blur = 2
+"""
+
+
+def refused(capsys, *argv):
+    """The one line ``hfrender ARGV`` refuses with, before any work (nothing on stdout)."""
+    assert main(list(argv)) == 2
+    out, err = capsys.readouterr()
+    assert out == "" and err.count("\n") == 1, err
+    return err.removeprefix("hfrender: error: ").rstrip("\n")
+
+
+@pytest.mark.parametrize("flags, said", [
+    (["--shutter", "x"], "--shutter x must be a finite number > 0 and <= 5760"),
+    (["--duration", "x"], "--duration x must be a finite number > 0"),
+    (["--crf", "x"], f"--crf x: {CRF}"),
+    (["--crf", "2.5"], f"--crf 2.5: {CRF}"),
+    (["--seed", "x"], "--seed x must be an integer from 0 to 9223372036854775807"),
+    (["--max-coc-px", "x"], "--max-coc-px x must be a finite number > 0"),
+    (["--audio-offset", "x"], f"--audio-offset x {OFFSET}"),
+])
+def test_render_numeric_flag_given_a_word(tmp_path, capsys, flags, said):
+    out = tmp_path / "o.mp4"
+    assert refused(capsys, "render", BAR, "-o", str(out), "--size", "16x8", *flags) == said
+    assert not out.exists()
+
+
+@pytest.mark.parametrize("flags, said", [
+    (["-t", "x"], "-t x: not a time (give seconds, a finite number >= 0); a shader at 30 fps "
+     "has frames 0..9999999 (-t 0 to 333333.3)"),
+    (["--time", "x", "--duration", "1"], "-t x: not a time (give seconds, a finite number >= "
+     "0); --duration 1 at 30 fps has frames 0..29 (-t 0 to 0.967)"),
+    (["-f", "x", "--duration", "1"], "-f x: not a frame's number (a whole number >= 0); "
+     "--duration 1 at 30 fps has frames 0..29"),
+    (["--frame", "2.5", "--duration", "1"], "-f 2.5: not a frame's number (a whole number >= "
+     "0); --duration 1 at 30 fps has frames 0..29"),
+    (["--duration", "x"], "--duration x must be a finite number > 0"),
+    (["--shutter", "wide"], "--shutter wide must be a finite number > 0 and <= 5760"),
+])
+def test_still_numeric_flag_given_a_word(tmp_path, capsys, flags, said):
+    out = tmp_path / "s.png"
+    assert refused(capsys, "still", BAR, "-o", str(out), "--size", "16x8", *flags) == said
+    assert not out.exists()
+
+
+@pytest.mark.parametrize("flags, said", [
+    (["--frames", "x"], "--frames x: must be an integer >= 1"),
+    (["--repeats", "1.5"], "--repeats 1.5: must be an integer >= 1"),
+    (["--shutter", "x"], "--shutter x must be a finite number > 0 and <= 5760"),
+])
+def test_bench_numeric_flag_given_a_word(capsys, flags, said):
+    assert refused(capsys, "bench", BAR, "--size", "16x8", *flags) == said
+
+
+def test_fx_encoder_flag_given_a_word(tmp_path, capsys):
+    out = tmp_path / "o.mp4"
+    assert refused(capsys, "fx", str(DATA / "missing.mp4"), "-o", str(out), "--motion-blur",
+                   "2", "--crf", "x") == f"--crf x: {CRF}"
+
+
+@pytest.mark.parametrize("flags, said", [
+    (["--shutter", "x"], "on the command line, for job 'shot': --shutter x must be a finite "
+     "number > 0 and <= 5760"),
+    (["--crf", "x"], f"on the command line, for job 'shot': --crf x: {CRF}"),
+    (["--samples", "x"], "on the command line, for job 'shot': --samples x must be an integer "
+     "from 1 to 4096 or 'auto'"),
+    (["--motion-blur", "2.5"], "on the command line, for job 'blur': --motion-blur 2.5: the "
+     "window must be a whole number of frames >= 1"),
+    # a lens option no job uses (no depth pass): no job's check to say it, said all the same
+    (["--f-stop", "x"], "--f-stop x: must be a number"),
+    (["--aperture-blades", "5.5"], "--aperture-blades 5.5: must be a whole number"),
+])
+def test_batch_numeric_override_given_a_word(tmp_path, capsys, monkeypatch, flags, said):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "jobs.toml").write_text(JOBS)
+    assert refused(capsys, "batch", "jobs.toml", *flags) == said
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["jobs.toml"]
