@@ -183,19 +183,19 @@ def _answered_then_pythons(capsys, stopping, sigterm_interrupts):
 
 
 @pytest.mark.parametrize("argv,said", [
-    (["render", "x.frag", "--samlpes", "4"], r"^hfrender render: error: unrecognized arguments: "
+    (["render", "x.frag", "--samlpes", "4"], r"^hfrender: error: unrecognized arguments: "
      r"--samlpes 4; did you mean --samples\? \(see hfrender render --help\)$"),
-    (["fx", "in.mp4", "-o", "o.mp4", "--motion-blurr", "4"], r"^hfrender fx: error: "
+    (["fx", "in.mp4", "-o", "o.mp4", "--motion-blurr", "4"], r"^hfrender: error: "
      r"unrecognized arguments: --motion-blurr 4; did you mean --motion-blur\? "),
-    (["render", "x.frag", "--dof", "lense"], r"^hfrender render: error: argument --dof: "
+    (["render", "x.frag", "--dof", "lense"], r"^hfrender: error: argument --dof: "
      r"invalid choice: 'lense' \(choose from 'auto', 'lens', 'depth', 'off'\) \(see "),
     (["still", "x.frag", "--duration", "abc"], r"^hfrender: error: --duration abc must be "
      r"a finite number > 0$"),  # (the setting's own line: tests/test_cli_words.py)
     (["rendr", "x.frag"], r"^hfrender: error: argument COMMAND: invalid choice: 'rendr' "),
-    (["render", "x.frag", "--width", "320"], r"^hfrender render: error: unrecognized "
+    (["render", "x.frag", "--width", "320"], r"^hfrender: error: unrecognized "
      r"arguments: --width 320; the picture's size is --size WxH: --size 320xH \(see"),
     # other tools' names, with their values (was: "did you mean --size, --size?")
-    (["render", "x.frag", "--width", "320", "--height=180"], r"^hfrender render: error: "
+    (["render", "x.frag", "--width", "320", "--height=180"], r"^hfrender: error: "
      r"unrecognized arguments: --width 320 --height=180; the picture's size is --size WxH: "
      r"--size 320x180 \(see hfrender render --help\)$"),
     (["still", "x.frag", "--resolution", "1920,1080"], r"arguments: --resolution 1920,1080; "
@@ -205,55 +205,55 @@ def _answered_then_pythons(capsys, stopping, sigterm_interrupts):
     (["render", "x.frag", "--framerate=24"], r"; did you mean --fps\? "),
     # a long option's prefix is not taken for the option it starts (was: --res 160x90 as
     # --resume, "unrecognized arguments: 160x90"; --fp 0 as --fps, "fps=0.0 must be ...")
-    (["render", "x.frag", "--res", "160x90"], r"^hfrender render: error: unrecognized "
+    (["render", "x.frag", "--res", "160x90"], r"^hfrender: error: unrecognized "
      r"arguments: --res 160x90; the picture's size is --size WxH: --size 160x90 \(see"),
-    (["render", "x.frag", "--fp", "0"], r"^hfrender render: error: unrecognized arguments: "
+    (["render", "x.frag", "--fp", "0"], r"^hfrender: error: unrecognized arguments: "
      r"--fp 0; did you mean --fps\? \(see"),
-    (["fx", "in.mp4", "-o", "o.mp4", "--motion", "4"], r"^hfrender fx: error: "
+    (["fx", "in.mp4", "-o", "o.mp4", "--motion", "4"], r"^hfrender: error: "
      r"unrecognized arguments: --motion 4; did you mean --motion-blur\? "),
-    (["render", "x.frag", "-r", "24", "-t", "2"], r"^hfrender render: error: unrecognized "
+    (["render", "x.frag", "-r", "24", "-t", "2"], r"^hfrender: error: unrecognized "
      r"arguments: -r 24 -t 2; did you mean --fps, --duration\? "),  # ffmpeg's (was: alone)
-    (["fx", "in.mp4", "-o", "o.mp4", "-c:v", "prores_ks"], r"^hfrender fx: error: "
+    (["fx", "in.mp4", "-o", "o.mp4", "-c:v", "prores_ks"], r"^hfrender: error: "
      r"unrecognized arguments: -c:v prores_ks; did you mean --codec\? "),
     # the lens of footage's options on a scene (was: "unrecognized arguments" alone)
-    (["render", "x.frag", "--f-stop", "2"], r"^hfrender render: error: unrecognized "
+    (["render", "x.frag", "--f-stop", "2"], r"^hfrender: error: unrecognized "
      r"arguments: --f-stop 2; a scene's lens is its camera's: self\.camera\.f_stop in "
      r"setup\(\) or update\(t\) \(--f-stop is fx's, for footage, and reexpose's\) \(see "),
     (["still", "x.frag", "--focus-distance=3"], r"self\.camera\.focus_distance in setup"),
     (["render", "x.frag", "--aperture-blades", "6"], r"\(--aperture-blades is fx's, for "
      r"footage\) \(see"),
-    (["reexpose", "s", "-o", "o.mp4", "--aperture-blades", "6"], r"^hfrender reexpose: error: "
+    (["reexpose", "s", "-o", "o.mp4", "--aperture-blades", "6"], r"^hfrender: error: "
      r"unrecognized arguments: --aperture-blades 6 \(see"),  # no scene there: no camera
-    (["fx", "in.mp4", "-o", "o.mp4", "--width", "3"], r"^hfrender fx: error: "
+    (["fx", "in.mp4", "-o", "o.mp4", "--width", "3"], r"^hfrender: error: "
      r"unrecognized arguments: --width 3 \(see"),  # fx has no --size (nor is --depth meant)
-    (["render", "x.frag", "--fps", "24000/1001/2"], r"^hfrender render: error: argument "
+    (["render", "x.frag", "--fps", "24000/1001/2"], r"^hfrender: error: argument "
      r"--fps: '24000/1001/2' is not a frame rate: give a number \(29\.97\) or a fraction "),
     # Unreal's Movie Render Queue's counts (was: "did you mean --keep-samples?", and
     # --keep-samples 8 writes a sample store named 8) and a shutter speed (was: "did you
     # mean --shutter?" alone, and --shutter 48 is 48 degrees, not 1/48 s)
-    (["render", "x.frag", "--temporal-samples", "8"], r"^hfrender render: error: "
+    (["render", "x.frag", "--temporal-samples", "8"], r"^hfrender: error: "
      r"unrecognized arguments: --temporal-samples 8; did you mean --samples\? \(see"),
     (["still", "x.frag", "--spatial-samples=4"], r"arguments: --spatial-samples=4; did you "
      r"mean --msaa\? \(see"),
-    (["render", "x.frag", "--shutter-speed", "48"], r"^hfrender render: error: unrecognized "
+    (["render", "x.frag", "--shutter-speed", "48"], r"^hfrender: error: unrecognized "
      r"arguments: --shutter-speed 48; did you mean --shutter\? \(--shutter is an angle in "
      r"degrees: a shutter speed of 1/S s at F fps is 360 F / S \(1/48 s at 24 fps: 180\)\) "
      r"\(see hfrender render --help\)$"),
-    (["render", "x.frag", "--bogus"], r"^hfrender render: error: unrecognized arguments: "
+    (["render", "x.frag", "--bogus"], r"^hfrender: error: unrecognized arguments: "
      r"--bogus \(see hfrender render --help\)$"),  # nothing near: no guess from the dashes
     (["batch", "jobs.toml", "--samlpes", "3"], r"^hfrender: error: --samlpes: not an option "
      r"of hfrender render or fx; did you mean --samples\?$"),
     # manim's habits (a trial; was "unrecognized arguments" alone, and -r 320,180 --fps)
-    (["render", "x.py", "-r", "320,180"], r"^hfrender render: error: unrecognized arguments: "
+    (["render", "x.py", "-r", "320,180"], r"^hfrender: error: unrecognized arguments: "
      r"-r 320,180; manim's -r W,H is --size 320x180 \(see"),
     (["render", "x.py", "-p"], r"arguments: -p; --preview shows the frames as they are "
      r"drawn \(manim's -p opens the file after\) \(see"),
     # manim's quality flags (a trial; was "unrecognized arguments: -pql" alone, and
     # "ignored explicit argument 'k'" alone for -qk)
-    (["render", "x.py", "-pql"], r"^hfrender render: error: unrecognized arguments: -pql; "
+    (["render", "x.py", "-pql"], r"^hfrender: error: unrecognized arguments: -pql; "
      r"manim's -pql is -ql here; --preview shows the frames as they are drawn \(manim's -p "
      r"opens the file after\) \(see hfrender render --help\)$"),
-    (["render", "x.py", "-qk"], r"^hfrender render: error: argument -q/--quiet: ignored "
+    (["render", "x.py", "-qk"], r"^hfrender: error: argument -q/--quiet: ignored "
      r"explicit argument 'k'; manim's -qk is --size 3840x2160 --fps 60 here \(see"),
     (["render", "x.py", "-qlp"], r"argument 'lp'; manim's -qlp is -ql here; --preview "),
     (["still", "x.py", "-pqp"], r"arguments: -pqp; manim's -pqp is --size 2560x1440 --fps "
@@ -267,7 +267,7 @@ def _answered_then_pythons(capsys, stopping, sigterm_interrupts):
      r"Orbit \(see"),
     (["render", "x.py", "-t"], r"arguments: -t; a transparent background is --transparent "
      r"\(see"),
-    (["render", "x.py", "-s"], r"^hfrender render: error: argument -s/--scene: expected one "
+    (["render", "x.py", "-s"], r"^hfrender: error: argument -s/--scene: expected one "
      r"argument; -s names the scene class \(manim's -s, the last frame, is hfrender still "
      r"FILE -f N\) \(see"),
     (["x.py", "-o", "o.mp4"], r"^hfrender: error: argument COMMAND: invalid choice: 'x\.py' "
@@ -277,7 +277,7 @@ def _answered_then_pythons(capsys, stopping, sigterm_interrupts):
     (["bench", "x.py", "--format", "gif"], r"arguments: --format gif \(see"),  # review)
     # ffmpeg's and render's habits on fx (a tmix user's trial; was "unrecognized arguments"
     # alone, "argument -v/--verbose: ignored explicit argument 'f'" for -vf)
-    (["fx", "in.mp4", "-o", "o.mp4", "-vf", "tmix=frames=4"], r"^hfrender fx: error: "
+    (["fx", "in.mp4", "-o", "o.mp4", "-vf", "tmix=frames=4"], r"^hfrender: error: "
      r"argument -v/--verbose: ignored explicit argument 'f'; ffmpeg's -vf tmix=frames=4 is "
      r"--motion-blur 4 --gamma-space \(tmix blends code values; fx, without --gamma-space, "
      r"linear light\) \(see hfrender fx --help\)$"),
@@ -286,12 +286,12 @@ def _answered_then_pythons(capsys, stopping, sigterm_interrupts):
      r"tmix=frames=3:weights=1 2 1 is --motion-blur 3 --gamma-space \(tmix blends"),
     (["fx", "in.mp4", "-o", "o.mp4", "-vf", "scale=320:180"], r"; fx takes no ffmpeg "
      r"filters: filter the footage with ffmpeg first, or after \(see"),
-    (["fx", "-i", "in.mp4", "-o", "o.mp4", "--motion-blur", "3"], r"^hfrender fx: error: "
+    (["fx", "-i", "in.mp4", "-o", "o.mp4", "--motion-blur", "3"], r"^hfrender: error: "
      r"unrecognized arguments: -i; the input is named alone, without -i: hfrender fx "
      r"INPUT -o OUTPUT \(see"),
     (["fx", "in.mp4", "-o", "o.mp4", "-y"], r"arguments: -y; an existing output is "
      r"replaced, once the new one is whole: no -y is needed \(see"),
-    (["fx", "in.mp4", "o.mp4", "--motion-blur", "3"], r"^hfrender fx: error: the following "
+    (["fx", "in.mp4", "o.mp4", "--motion-blur", "3"], r"^hfrender: error: the following "
      r"arguments are required: -o/--output; the output is named with -o: -o o\.mp4 \(see"),
     (["fx", "in.mp4", "-o", "o.mp4", "--shutter", "180"], r"^hfrender: error: --shutter 180 "
      r"applies only with --vectors \(motion blur from motion vectors\); fx's frame-blending "
@@ -503,12 +503,12 @@ def test_a_renders_option_given_to_fx_or_a_jobs_file_says_what_it_is(tmp_path, c
     with pytest.raises(SystemExit) as leaving:
         main(["fx", "in.mp4", "-o", str(tmp_path / "o.mp4"), "--preview"])
     assert leaving.value.code == 2 and capsys.readouterr().err == (
-        "hfrender fx: error: unrecognized arguments: --preview; --preview is a render's "
+        "hfrender: error: unrecognized arguments: --preview; --preview is a render's "
         "window of its frames; this command shows none (see hfrender fx --help)\n")
     with pytest.raises(SystemExit):  # and a misspelt one beside it keeps its hint
         main(["fx", "in.mp4", "-o", str(tmp_path / "o.mp4"), "--preview", "--motion-blurr", "2"])
     assert capsys.readouterr().err == (
-        "hfrender fx: error: unrecognized arguments: --preview --motion-blurr 2; --preview is "
+        "hfrender: error: unrecognized arguments: --preview --motion-blurr 2; --preview is "
         "a render's window of its frames; this command shows none; did you mean "
         "--motion-blur? (see hfrender fx --help)\n")
     from hfrender.engine.batch import load_jobs

@@ -102,3 +102,26 @@ def test_batch_numeric_override_given_a_word(tmp_path, capsys, monkeypatch, flag
     (tmp_path / "jobs.toml").write_text(JOBS)
     assert refused(capsys, "batch", "jobs.toml", *flags) == said
     assert sorted(p.name for p in tmp_path.iterdir()) == ["jobs.toml"]
+
+
+@pytest.mark.parametrize("argv, said", [
+    (["render", BAR, "--bit-depth", "x"], "argument --bit-depth: invalid choice: 'x' (choose "
+     "from 8, 16, 32) (see hfrender render --help)"),
+    (["fx", "in.mp4", "-o", "o.mp4", "--weights", "flat"], "argument --weights: invalid "
+     "choice: 'flat' (choose from 'box', 'triangle', 'gaussian') (see hfrender fx --help)"),
+    (["still", BAR, "--samlpes", "4"], "unrecognized arguments: --samlpes 4; did you mean "
+     "--samples? (see hfrender still --help)"),
+    (["fx", "in.mp4", "--motion-blur", "2"], "the following arguments are required: "
+     "-o/--output (see hfrender fx --help)"),
+    (["rendr", BAR], "argument COMMAND: invalid choice: 'rendr' (choose from 'info', 'render', "
+     "'still', 'bench', 'fx', 'batch', 'reexpose', 'docs') (see hfrender --help)"),
+])
+def test_argparse_refusals_start_as_hfrenders_own(capsys, argv, said):
+    """argparse's lines begin "hfrender: error:", as hfrender's own refusals (was
+    "hfrender fx: error: argument --weights: ..." beside "hfrender: error: --crf x: ..."),
+    the command's --help named at the end."""
+    with pytest.raises(SystemExit) as e:
+        main(argv)
+    assert e.value.code == 2
+    out, err = capsys.readouterr()
+    assert out == "" and err == f"hfrender: error: {said}\n"

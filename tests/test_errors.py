@@ -110,7 +110,7 @@ def test_an_empty_output_path_is_said_so(tmp_path, capsys, command):
     named = ("the picture (still.png, or still.exr)" if command[0] == "still" else
              "a file (out.mp4) or frames (frames/%05d.png)")
     assert exit_.value.code == 2 and err == [
-        f"hfrender {command[0]}: error: argument -o/--output: '' is an empty path; name "
+        f"hfrender: error: argument -o/--output: '' is an empty path; name "
         f"{named} (see hfrender {command[0]} --help)"]
 
 

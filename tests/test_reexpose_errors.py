@@ -64,7 +64,7 @@ def test_a_renders_option_is_told_the_store_fixes_it(tmp_path, capsys, words):
         main(["reexpose", str(store), "-o", str(tmp_path / "o.mp4"), *words])
     assert stop.value.code == 2
     assert capsys.readouterr().err == (  # (was: "unrecognized arguments: --fps 24" alone)
-        f"hfrender reexpose: error: unrecognized arguments: {' '.join(words)}; "
+        f"hfrender: error: unrecognized arguments: {' '.join(words)}; "
         f"{words[0].partition('=')[0]} is the render's: a re-exposure keeps the store's "
         "frames, frame rate, size and sub-frames (render again with --keep-samples to change "
         "them; cut a part of the output with ffmpeg) (see hfrender reexpose --help)\n")

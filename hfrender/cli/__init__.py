@@ -110,8 +110,9 @@ class _Parser(argparse.ArgumentParser):
             f"; did you mean {', '.join(near)}?{units}" if near else "") + "".join(
             f"; {h}" for h in habit_hints(message, words, known, command,
                                           getattr(self, "argv", None)))
-        self.exit(EXIT_USAGE, f"{self.prog}: error: {message}{hint} (see {self.prog} "
-                              "--help)\n")
+        # one prefix for every refusal, argparse's and hfrender's own (was "hfrender fx:
+        # error: argument ..." beside "hfrender: error: --crf x: ..."); the command's --help
+        self.exit(EXIT_USAGE, f"hfrender: error: {message}{hint} (see {self.prog} --help)\n")
 
 
 def _holding(args: argparse.Namespace) -> ContextManager[None]:
