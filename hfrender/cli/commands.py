@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from hfrender.cli.common import (
+    codec_warned,
     finished_anyway,
     in_processes,
     interrupted_code,
@@ -112,6 +113,7 @@ def cmd_render(args: argparse.Namespace) -> int:
         raise ConfigError("--keep-samples with --ray: a sample store is written by one "
                           "render; render it locally to keep its sub-frames")
     check_store(config)  # (was: "the store there ... is replaced" before the refusal above)
+    codec_warned(config.output, getattr(args, "codec", None))  # (the flag's, not the project's)
     with outputs_held(config):  # one writer of the output, and of the store, at a time
         if getattr(args, "ray", None):
             return _render_on_ray(args, config)

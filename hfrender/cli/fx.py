@@ -13,6 +13,7 @@ from hfrender.cli.common import (
     BACKEND_HELP,
     auto_or_int,
     check_encoder,
+    codec_warned,
     finished_anyway,
     first_line,
     interrupted_code,
@@ -71,7 +72,7 @@ def add_parser(sub: argparse._SubParsersAction, encoder_options: Any,
     o = fx.add_argument_group("engine and output")
     o.add_argument("--backend", choices=CHOICES, default=None,
                    help=BACKEND_HELP)
-    o.add_argument("--codec", default=None, help="any ffmpeg encoder")
+    o.add_argument("--codec", default=None, help="any ffmpeg encoder (video outputs only)")
     o.add_argument("--fps", type=fps, default=None,
                    help="frame rate of an image sequence (30; 30000/1001 or 29.97); for a "
                    "video, the rate its frames are read at instead of its own (conformed: "
@@ -192,6 +193,7 @@ def cmd_fx(args: argparse.Namespace) -> int:
     settings = _settings(args)
     # the footage's size is not known yet
     check_encoder(args.output, args.codec, encoding=Encoding.of(settings))
+    codec_warned(args.output, args.codec)
     progress, finish = progress_bar(args.quiet, "fx")
     if args.ray:
         from hfrender.engine.cluster_fx import ClusterFx

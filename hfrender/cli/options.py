@@ -121,7 +121,8 @@ def render_options(r: argparse.ArgumentParser, video: bool = True) -> None:
     e.add_argument("--seed", type=number(int), default=None,
                    help="seeds jitter and the lens pattern")
     if video:
-        e.add_argument("--codec", default=None, help="any ffmpeg encoder, e.g. h264_nvenc")
+        e.add_argument("--codec", default=None,
+                       help="any ffmpeg encoder, e.g. h264_nvenc (video outputs only)")
     e.add_argument("--interop", choices=INTEROP, default=None,
                    help="keep sub-frames on the GPU (GL buffers mapped into CUDA); auto: when "
                         "fusing with CUDA on NVIDIA")

@@ -10,7 +10,8 @@ from __future__ import annotations
 import subprocess
 from pathlib import Path
 
-from hfrender.io.ffmpeg import bare
+from hfrender.io.ffmpeg import VIDEO_SUFFIXES, bare
+from hfrender.io.sequence_names import is_sequence
 
 PRIVATE = "muxed as a private data stream"  # ffmpeg's warning (mpegts)
 
@@ -26,6 +27,17 @@ def gif_misfit(output: str, chosen: str) -> str | None:
                 f"{path.with_suffix('.gif')})")
     return (f"--codec {chosen}: -o {output} cannot hold it (a .gif holds the gif encoder's "
             "frames alone: leave --codec out)")
+
+
+def codec_unused(output: str, codec: str | None) -> str | None:
+    """The warning for a ``--codec`` given with an image sequence (``frames/%04d.png``),
+    whose frames are PNG or EXR files whatever it names (was: dropped unsaid); None where
+    none is given or the output is a video (whose encoder it is, checked there)."""
+    if codec is None or not is_sequence(output):
+        return None
+    kind = "an EXR" if Path(output).suffix.lower() == ".exr" else "a PNG"
+    return (f"--codec {codec} is not used: -o {output} is {kind} sequence, and a codec "
+            f"applies to video outputs only ({' '.join(VIDEO_SUFFIXES)})")
 
 
 def private_stream(output: str, cmd: list[str], frame: bytes) -> str | None:

@@ -1,0 +1,63 @@
+"""What render and fx say of their outputs: a --codec an image sequence never uses, an
+encoder this ffmpeg lacks for a video."""
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+from test_fx import png_sequence
+
+from hfrender.cli import main
+
+pytestmark = pytest.mark.usefixtures("gl_context")  # no GL error left by any test
+BAR = str(Path(__file__).parent / "data" / "bar.frag")  # a shader scene
+VIDEOS = ".mp4 .mov .mkv .webm .gif .ts"
+
+
+def unused(codec, pattern, kind):
+    return (f"--codec {codec} is not used: -o {pattern} is {kind} sequence, and a codec "
+            f"applies to video outputs only ({VIDEOS})")
+
+
+def warned(caplog):
+    """The warnings said (``hfrender: warning: ...`` on the command line's stderr)."""
+    return [r.getMessage() for r in caplog.records if r.levelname == "WARNING"]
+
+
+@pytest.mark.parametrize("codec, name, kind", [("nope", "%04d.png", "a PNG"),
+                                               ("libx264", "%04d.exr", "an EXR")])
+def test_render_codec_for_an_image_sequence_is_warned_of_once(tmp_path, capsys, caplog, codec,
+                                                              name, kind):
+    pattern = str(tmp_path / "f" / name)
+    assert main(["render", BAR, "-o", pattern, "--codec", codec, "--size", "16x8",
+                 "--duration", "0.1", "--samples", "2", "-q"]) == 0
+    assert capsys.readouterr().out == ""
+    assert warned(caplog) == [unused(codec, pattern, kind)]
+    assert sorted(p.name for p in (tmp_path / "f").iterdir()) == [name % i for i in range(3)]
+
+
+def test_fx_codec_for_an_image_sequence_is_warned_of_once(tmp_path, capsys, caplog, rng,
+                                                          monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    _, frames = png_sequence(tmp_path, rng, 3, 8, 16)
+    assert main(["fx", "frames/%04d.png", "-o", "out/%04d.png", "--motion-blur", "1",
+                 "--codec", "libvpx-vp9", "-q"]) == 0
+    assert capsys.readouterr().out == ""
+    assert warned(caplog) == [unused("libvpx-vp9", "out/%04d.png", "a PNG")]
+    import imageio.v3 as iio
+
+    assert np.array_equal(iio.imread("out/0002.png"), frames[2])  # a window of 1: the frame
+
+
+@pytest.mark.parametrize("command", [["render", BAR, "--size", "16x8"],
+                                     ["fx", "frames/%04d.png", "--motion-blur", "2"]])
+@pytest.mark.parametrize("name", ["o.mp4", "o.webm", "o.gif"])
+def test_an_unknown_codec_for_a_video_is_refused_up_front(tmp_path, capsys, rng, monkeypatch,
+                                                          command, name):
+    monkeypatch.chdir(tmp_path)
+    png_sequence(tmp_path, rng, 3, 8, 16)
+    assert main([*command, "-o", name, "--codec", "libx246"]) == 2
+    assert capsys.readouterr() == ("", "hfrender: error: --codec libx246: this ffmpeg has no "
+                                   "such encoder (did you mean libx265? hfrender info -v lists "
+                                   "its video encoders)\n")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["frames"]
