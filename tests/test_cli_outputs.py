@@ -61,3 +61,36 @@ def test_an_unknown_codec_for_a_video_is_refused_up_front(tmp_path, capsys, rng,
                                    "such encoder (did you mean libx265? hfrender info -v lists "
                                    "its video encoders)\n")
     assert sorted(p.name for p in tmp_path.iterdir()) == ["frames"]
+
+
+@pytest.mark.parametrize("name, frames, said", [
+    ("%04d.png", [], "0000.png .. 0002.png: 3 frames"),
+    ("%04d.exr", [], "0000.exr .. 0002.exr: 3 frames"),
+    ("f_%03d.png", ["--frames", "1:3"], "f_001.png .. f_002.png: 2 frames"),
+    ("%04d.png", ["--frames", "2:3"], "0002.png: 1 frame"),
+])
+def test_render_of_a_sequence_names_its_first_and_last_files(tmp_path, capsys, name, frames,
+                                                             said):
+    """(was "wrote .../%04d.png: 3 frames", the pattern, which names no file)"""
+    pattern = str(tmp_path / "f" / name)
+    assert main(["render", BAR, "-o", pattern, "--size", "16x8", "--duration", "0.1",
+                 "--samples", "2", *frames]) == 0
+    line = capsys.readouterr().out
+    assert line.startswith(f"wrote {tmp_path / 'f'}/{said} 16x8 at 30 fps, 2 samples"), line
+    first, _, last = said.partition(":")[0].partition(" .. ")
+    assert (tmp_path / "f" / first).is_file() and (tmp_path / "f" / (last or first)).is_file()
+
+
+def test_fx_of_a_sequence_names_its_first_and_last_files(tmp_path, capsys, rng, monkeypatch):
+    """Numbered as the footage is (1001 ..): its first and last files named."""
+    import imageio.v3 as iio
+
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "in").mkdir()
+    for i in range(1001, 1005):
+        iio.imwrite(f"in/{i}.png", rng.integers(0, 256, (8, 16, 3), dtype=np.uint8))
+    assert main(["fx", "in/%04d.png", "-o", "out/%04d.png", "--motion-blur", "2"]) == 0
+    assert capsys.readouterr().out == ("wrote out/1001.png .. 1004.png: 4 frames at 30 fps "
+                                       "from 4 at 30 fps\n")
+    assert sorted(p.name for p in (tmp_path / "out").iterdir()) == [
+        f"{i}.png" for i in range(1001, 1005)]

@@ -1333,8 +1333,8 @@ def test_one_png_file_is_one_frame_at_the_sequences_rate(tmp_path, rng, capsys):
     for extra, fps in (([], 30), (["--fps", "24"], 24)):
         out = tmp_path / f"o{fps}" / "%04d.png"
         assert main(["fx", str(still), "-o", str(out), "--motion-blur", "1", *extra]) == 0
-        assert capsys.readouterr().out == (f"wrote {out}: 1 frame at {fps} fps from 1 at "
-                                           f"{fps} fps\n")
+        assert capsys.readouterr().out == (f"wrote {out.parent / '1001.png'}: 1 frame at {fps} "
+                                           f"fps from 1 at {fps} fps\n")
         # numbered by its name, as its folder would be (was 0000.png: out of step with it)
         assert sorted(p.name for p in (tmp_path / f"o{fps}").iterdir()) == ["1001.png"]
         np.testing.assert_array_equal(iio.imread(tmp_path / f"o{fps}" / "1001.png"), frame)

@@ -56,7 +56,8 @@ def test_render_passes_then_fx_vectors_is_close_to_the_blurred_render(tmp_path, 
                  str(tmp_path / "sharp" / "%04d.exr"), "-o",
                  str(tmp_path / "out" / "%04d.exr")]) == 0
     said = capsys.readouterr().out
-    assert said == f"wrote {tmp_path / 'out' / '%04d.exr'}: 3 frames at 30 fps from 3 at 30 fps\n"
+    assert said == (f"wrote {tmp_path / 'out' / '0000.exr'} .. 0002.exr: 3 frames at 30 fps from "
+                    "3 at 30 fps\n")
     for k in range(3):
         sharp, ref, out = (read_exr(tmp_path / d / f"{k:04d}.exr")
                            for d in ("sharp", "ref", "out"))

@@ -247,7 +247,8 @@ def test_an_interrupted_png_sequence_resumes_to_the_uninterrupted_frames(tmp_pat
     assert "the settings changed since the interrupted render (samples 2 -> 3)" in \
         capsys.readouterr().err
     assert main(["render", str(path), "-o", str(out), *ARGS[:-1], "--resume"]) == 0
-    assert f"wrote {out}: 90 frames ({90 - n} rendered now)" in capsys.readouterr().out
+    assert (f"wrote {out.parent / 'f_0000.png'} .. f_0089.png: 90 frames ({90 - n} rendered "
+            "now)") in capsys.readouterr().out
     names = sorted(f.name for f in (tmp_path / "seq").iterdir())
     assert names == sorted(f.name for f in (tmp_path / "whole").iterdir())  # no folder left
     for name in names:

@@ -32,8 +32,8 @@ from hfrender.engine.settings import (
 )
 from hfrender.engine.stopped import failed_line, go_on, interrupted_line
 from hfrender.errors import HFRenderError
-from hfrender.frame_range import n_frames
-from hfrender.io.sequence_names import is_sequence
+from hfrender.frame_range import n_frames, start_of
+from hfrender.io.sequence_names import files_said, is_sequence
 from hfrender.io.store import partial_dir
 from hfrender.progress import progress_bar
 
@@ -167,7 +167,8 @@ def _summary(config: RenderConfig, stats: Any) -> int:
     if not config.quiet:
         made = stats.frames_written  # this run's; a resumed output holds the earlier too
         held = stats.frames_in_output if stats.resumed_at is not None else made
-        print(f"wrote {stats.output}: {n_frames(held)}"
+        print(f"wrote {files_said(stats.output, start_of(config.frames), held)}: "
+              f"{n_frames(held)}"
               f"{f' ({made} rendered now)' if held != made else ''} "
               f"{config.size[0]}x{config.size[1]} at {config.fps:g} fps, "
               f"{samples_said(config, stats)}, dof {stats.dof}{output_notes(stats)}; "
@@ -231,7 +232,8 @@ def _render_on_ray(args: argparse.Namespace, config: RenderConfig) -> int:
     if config.stats:  # (was: none on Ray, a leftover; the GL and memory are the workers')
         print(f"sub-frames drawn: {stats.subframes} (by the workers)")
     if not config.quiet:
-        print(f"wrote {stats.output}: {n_frames(stats.frames)} on Ray ({stats.workers} CPUs)"
+        print(f"wrote {files_said(stats.output, start_of(config.frames), stats.frames)}: "
+              f"{n_frames(stats.frames)} on Ray ({stats.workers} CPUs)"
               f"{output_notes(stats)}, "
               f"{stats.segments_made} segment{'' if stats.segments_made == 1 else 's'} "
               f"rendered, {stats.segments_reused} reused; "

@@ -29,7 +29,7 @@ from hfrender.errors import FLAG, HFRenderError
 from hfrender.frame_range import n_frames
 from hfrender.io.depth_pass import RESIZES
 from hfrender.io.encoding import Encoding
-from hfrender.io.sequence_names import check_output_name
+from hfrender.io.sequence_names import check_output_name, files_said
 from hfrender.progress import progress_bar
 from hfrender.shutter_curve import CURVES, SHUTTER
 
@@ -229,7 +229,8 @@ def cmd_fx(args: argparse.Namespace) -> int:
     rate = (f"at a variable rate (about {stats.fps_in:.3g} fps)" if stats.variable_in else
             f"at {stats.fps_in:g} fps") + (", each at its frame's time" if stats.variable else "")
     out_rate = f"about {stats.fps_out:.3g}" if stats.variable else f"{stats.fps_out:g}"
-    print(f"wrote {args.output}: {n_frames(stats.total)} at {out_rate} fps from "
+    print(f"wrote {files_said(args.output, stats.first, stats.total)}: "
+          f"{n_frames(stats.total)} at {out_rate} fps from "
           f"{stats.frames_in} {rate}")
     return 0
 

@@ -84,6 +84,7 @@ class FxStats:
     fps_in: float = 0.0
     fps_out: float = 0.0
     total: int = 0  # output frames of the whole clip
+    first: int = 0  # the number of an image sequence's first (the footage's: 1001 ..)
     resumed_at: int | None = None  # the first output frame a --resume fused
     retries: int = 0
     seconds: float = 0.0

@@ -203,7 +203,7 @@ class FxOutput:
     def _open_sequence(self) -> None:
         """An image sequence, numbered as the input's frames are (1001...), its manifest
         beside the frames; ``--resume``: after those an interrupted run finished."""
-        first = output_start(self.source)
+        first = self.stats.first = output_start(self.source)
         check_frames_there(self.output, first, self.stats.total)  # (--resume too: a review)
         if self.s.resume:
             self.start, _ = resume.resume_from(self.output, self.settings(), "run", first)

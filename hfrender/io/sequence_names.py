@@ -26,6 +26,17 @@ def is_sequence(path: str) -> bool:
     return FIELD.search(Path(path).name) is not None
 
 
+def files_said(output: str, first: int, count: int) -> str:
+    """How a finished command names what it wrote: a video's name; an image sequence's
+    first and last files (``out/exr/0000.exr .. 0029.exr``; one: its file), the frames
+    numbered from ``first`` (was the pattern, ``out/exr/%04d.exr``, which names no file)."""
+    if not is_sequence(output) or count < 1:
+        return output
+    head, name = os.path.split(output)  # (the field is in the name: a folder may hold %)
+    said = os.path.join(head, name % first)
+    return said if count == 1 else f"{said} .. {name % (first + count - 1)}"
+
+
 def pattern_files(name: str, suffix: str = "", any_width: bool = False) -> re.Pattern | None:
     """The file names of an image-sequence pattern such as ``%05d.png`` (the number as group
     1, then ``suffix``, a regex); None if ``name`` has no ``%d``. Only the names the pattern
