@@ -94,3 +94,19 @@ def test_fx_of_a_sequence_names_its_first_and_last_files(tmp_path, capsys, rng, 
                                        "from 4 at 30 fps\n")
     assert sorted(p.name for p in (tmp_path / "out").iterdir()) == [
         f"{i}.png" for i in range(1001, 1005)]
+
+
+@pytest.mark.parametrize("when, k", [([], 0), (["-f", "7"], 7), (["-t", "0.25"], 8)])
+def test_still_refuses_passes_saying_how_to_render_the_frame_with_them(tmp_path, capsys, when,
+                                                                       k):
+    """A still is one picture, which holds no passes (was: "unrecognized arguments: --passes
+    depth", what to do unsaid): the render of that frame alone, which writes them, said."""
+    scene = str(Path(__file__).parents[1] / "scenes" / "shapes.py")
+    out = tmp_path / "s.exr"
+    assert main(["still", scene, "-o", str(out), "--size", "16x8", "--passes", "depth", *when]
+                ) == 2
+    assert capsys.readouterr() == ("", (
+        "hfrender: error: --passes depth: a still is one picture, which holds no passes (they "
+        "are channels of an EXR sequence's frames); render the frame alone instead: hfrender "
+        f"render {scene} --frames {k}:{k + 1} -o frames/%04d.exr --passes depth\n"))
+    assert not out.exists()

@@ -174,6 +174,10 @@ def build_parser() -> argparse.ArgumentParser:
     st.add_argument("--compare", action="store_true",
                     help="put the frame without effects (pinhole, instant shutter) on the left")
     render_options(st, video=False)
+    st.add_argument("--passes", default=None, metavar="LIST",
+                    help="not in a still, one picture: render the frame alone for its EXR "
+                         "with passes (hfrender render FILE --frames N:N+1 -o "
+                         "frames/%%04d.exr --passes LIST)")
     st.set_defaults(func=cmd_still)
 
     _bench_parser(sub)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import shlex
 import sys
 from pathlib import Path
 
@@ -65,6 +66,7 @@ def cmd_still(args: argparse.Namespace) -> int:
     check_not_foreign(args.output)  # (was: a user's picture replaced unsaid, a trial)
     k, seconds = still_frame(args.file, args.scene, full, args.time, getattr(args, "frame", None),
                              duration_given=args.duration is not None)
+    _no_passes(args, k)
     if seconds is not None:  # a shader's frame past its default duration
         config = config.with_(duration=seconds)
     picture = MemoryWriter()
@@ -90,6 +92,17 @@ def cmd_still(args: argparse.Namespace) -> int:
               f"{samples_said(config, stats)}, dof {stats.dof}"
               f"{output_notes(stats)}" + (", left: without effects" if args.compare else ""))
     return 0
+
+
+def _no_passes(args: argparse.Namespace, k: int) -> None:
+    """One line for ``--passes`` (a still is one picture, which holds none; was
+    "unrecognized arguments", what to do unsaid): the render of frame ``k`` alone, whose
+    one EXR file holds them."""
+    if getattr(args, "passes", None) is not None:
+        raise ConfigError(f"--passes {args.passes}: a still is one picture, which holds no "
+                          "passes (they are channels of an EXR sequence's frames); render the "
+                          f"frame alone instead: hfrender render {shlex.quote(args.file)} "
+                          f"--frames {k}:{k + 1} -o frames/%04d.exr --passes {args.passes}")
 
 
 def _folder(path: str) -> bool:
