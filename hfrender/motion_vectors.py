@@ -75,12 +75,7 @@ def vector_blur(frame: Any, velocity: Any, depth: Any = None, *, shutter: float 
     n, h, w = arr.shape[:3]
     vel = _velocity(velocity, (n, h, w))
     half = vector_shutter(shutter) / 720.0  # half the shutter, in frames (360 degrees a frame)
-    if depth is None:  # two layers: what moves over the shutter in front of what does not
-        moving = np.hypot(vel[..., 0], vel[..., 1]) * (2 * half) >= STILL_PX
-        dep = np.where(moving, np.float32(1), np.float32(2))
-    else:
-        darr, _, _ = to_array(depth, "depth")
-        dep = validate.depth(darr, arr.shape, one_for_all=True)
+    dep = _depth(depth, vel, half, arr.shape)
     times = np.arange(n, dtype=np.float64)
     weights = WindowWeights(np.arange(n, dtype=np.int64), np.ones((n, 1)))
     res = fuse(HyperFrame(arr, np.ascontiguousarray(dep), times, vel), weights,
@@ -88,6 +83,16 @@ def vector_blur(frame: Any, velocity: Any, depth: Any = None, *, shutter: float 
                linear_light=linear_light, backend=backend,
                out=out[None] if single and out is not None else out)
     return back(res[0] if single else res) if out is None else out
+
+
+def _depth(depth: Any, vel: np.ndarray, half: float, shape: tuple) -> np.ndarray:
+    """``depth`` checked against frames of ``shape``; without it, two layers: what moves
+    over the shutter (``half`` of it, in frames) in front of what does not."""
+    if depth is None:
+        moving = np.hypot(vel[..., 0], vel[..., 1]) * (2 * half) >= STILL_PX
+        return np.where(moving, np.float32(1), np.float32(2))
+    darr, _, _ = to_array(depth, "depth")
+    return validate.depth(darr, shape, one_for_all=True)
 
 
 def _velocity(velocity: Any, size: tuple[int, int, int]) -> np.ndarray:

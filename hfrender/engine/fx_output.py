@@ -215,8 +215,7 @@ class FxOutput:
         files = getattr(self.footage, "files", None)  # (was: an EXR's pixel aspect lost)
         kept = exr_kept(files[0]) if files and self.output.lower().endswith(".exr") and \
             files[0].suffix.lower() == ".exr" else None
-        others = [] if kept is None else dropped_channels(files[0], self.s.vectors,
-                                                          self.s.depth)
+        others = [] if kept is None else dropped_channels(files[0], self.s.vectors, self.s.depth)
         if others:  # (was: dropped unsaid: a multilayer file's passes)
             log.warning("%s holds %s besides its colour: the output's EXRs hold the colour "
                         "alone", files[0].name, ", ".join(others[:6]) + (
