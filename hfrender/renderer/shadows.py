@@ -214,6 +214,7 @@ class ShadowPass:
         self.spots: list[ShadowPass] = []
         self.seen_by: tuple | None = None  # the sun's map's world -> (s, t, depth), the
         #      metres of its depth 0..1 and of a texel (engine/penumbra.py reads it back)
+        self.penumbra: Any = None  # (its PenumbraPass: renderer/penumbra_pass.py, once asked)
 
     def _make(self, size: int) -> None:
         """The map and its framebuffer, ``size`` texels a side, :attr:`faces` of them
@@ -305,6 +306,8 @@ class ShadowPass:
             obj.release()
         for spot in self.spots:
             spot.release()
+        if self.penumbra is not None:
+            self.penumbra.release()
         self._drop()
 
 
