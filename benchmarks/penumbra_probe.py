@@ -2,7 +2,8 @@
 a probe sub-frame: scenes/soft_shadows.py at 640x360 (its sun's map 4096 texels a side),
 the probe drawn as ``--samples auto`` draws it; the old way (``--old``, a commit: its
 penumbra.py loaded from git, the whole map read back, padded and gathered in NumPy) and
-this checkout's alternate call by call in one process;
+this checkout's (its GL pass drawn every call; and as a still scene's probes call it, the
+same map, camera and depth plane as the last) alternate call by call in one process;
 median (min) ms of ``--rounds``, and the process's CPU time (llvmpipe's threads too).
 
 ``--render``: the whole ``hfrender render scenes/soft_shadows.py --size 640x360
@@ -43,6 +44,13 @@ def old_module(commit: str) -> types.ModuleType:
     return module
 
 
+def found_anew(renderer: SceneRenderer, depth: np.ndarray) -> float:
+    """This checkout's penumbra_px, its GL pass drawn every call (not the last probe's)."""
+    if renderer.shadows.penumbra is not None:
+        renderer.shadows.penumbra.held = None
+    return penumbra_px(renderer, depth)
+
+
 def probe_costs(old: types.ModuleType, rounds: int) -> None:
     """Each way's ms a call on the probe of t = 0.5, alternated; and their values."""
     glctx = create_context(size=SIZE)
@@ -55,7 +63,8 @@ def probe_costs(old: types.ModuleType, rounds: int) -> None:
     color, depth = np.empty((h, w, 4), np.uint8), np.empty((h, w), np.float32)
     renderer.read_into(color, depth, np.empty((h, w, 2), np.float32))
     ways = {"old (map read back)": lambda: old.penumbra_px(renderer, depth),
-            "new (GL pass)": lambda: penumbra_px(renderer, depth)}
+            "new (GL pass)": lambda: found_anew(renderer, depth),
+            "new, a still probe (the last's width)": lambda: penumbra_px(renderer, depth)}
     took: dict[str, list[float]] = {name: [] for name in ways}
     cpu: dict[str, list[float]] = {name: [] for name in ways}
     found = {name: way() for name, way in ways.items()}  # (warm-up)

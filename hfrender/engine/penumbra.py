@@ -8,7 +8,8 @@ map depth in the 3x3 texels around its point); its penumbra spans ``h x 2
 tan(light_angle / 2)`` metres there, which the camera shows as that many metres at the
 pixel's depth (foreshortening left out: an upper bound). Found on the GL side at every
 pixel (:class:`~hfrender.renderer.penumbra_pass.PenumbraPass`; was the map read back,
-~190 ms a probe).
+~190 ms a probe), and not again while the map, the camera and the depth plane are the
+very ones of the last probe (a still scene's every probe after its first).
 """
 
 from __future__ import annotations
@@ -31,5 +32,13 @@ def penumbra_px(renderer: Any, depth: np.ndarray) -> float:
         return 0.0
     if shadows.penumbra is None:  # (made once a renderer, released with its shadows)
         shadows.penumbra = PenumbraPass(renderer.ctx)
+    found = shadows.penumbra
     spread = 2 * math.tan(math.radians(scene.light_angle) / 2)
-    return float(shadows.penumbra.plane(renderer, spread).max())
+    view, proj = renderer._camera_matrices((0.0, 0.0), (0.0, 0.0))
+    key = (shadows.key, shadows.seen_by[0].tobytes(), view.tobytes(), proj.tobytes(), spread)
+    if found.held is not None and found.held[0] == key and \
+            np.array_equal(found.held[1], depth):  # (the map: the same key, the same map)
+        return found.held[2]
+    widest = float(found.plane(renderer, spread).max())
+    found.held = (key, depth.copy(), widest)
+    return widest

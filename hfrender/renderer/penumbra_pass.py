@@ -32,6 +32,7 @@ class PenumbraPass:
         self.program = compile_program(ctx, glsl("fullscreen.vert"), version + body, None)
         self.vao = ctx.vertex_array(self.program, [])
         self.size, self.out, self.fbo, self.read = (0, 0), None, None, np.empty(0)
+        self.held: tuple | None = None  # penumbra_px's last: (what it was of, depth, widest)
 
     def _make(self, size: tuple[int, int]) -> None:
         if size == self.size:
