@@ -8,7 +8,8 @@ median (min) ms of ``--rounds``, and the process's CPU time (llvmpipe's threads 
 
 ``--render``: the whole ``hfrender render scenes/soft_shadows.py --size 640x360
 --duration 1 --samples auto`` in this process, the probe's ``penumbra_px`` the old one and
-this checkout's in turn, ``--renders`` of each, alternated; seconds.
+this checkout's in turn, ``--renders`` of each, alternated; seconds, and those spent in
+``penumbra_px``.
 
     python benchmarks/penumbra_probe.py [--old dee317f] [--rounds 15] [--render --renders 2]
 """
@@ -22,6 +23,7 @@ import tempfile
 import time
 import types
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -83,24 +85,38 @@ def probe_costs(old: types.ModuleType, rounds: int) -> None:
 
 
 def render_costs(old: types.ModuleType, renders: int) -> None:
-    """The whole --samples auto render, the probe's penumbra_px each way in turn."""
+    """The whole --samples auto render, the probe's penumbra_px each way in turn; the
+    seconds spent in it too."""
     from hfrender.cli import main
 
-    ways = {"old": old.penumbra_px, "new": penumbra_px}
-    took: dict[str, list[float]] = {name: [] for name in ways}
+    spent = [0.0]
+
+    def timed(way: Any) -> Any:
+        def call(*args: Any) -> float:
+            start = time.perf_counter()
+            try:
+                return way(*args)
+            finally:
+                spent[0] += time.perf_counter() - start
+        return call
+
+    ways = {"old": timed(old.penumbra_px), "new": timed(penumbra_px)}
+    took: dict[str, list[tuple[float, float]]] = {name: [] for name in ways}
     with tempfile.TemporaryDirectory() as folder:
         for _ in range(renders):
             for name, way in ways.items():
-                adaptive.penumbra_px = way
+                adaptive.penumbra_px, spent[0] = way, 0.0
                 start = time.perf_counter()
                 assert main(["render", str(SCENE), "--size", f"{SIZE[0]}x{SIZE[1]}",
                              "--duration", "1", "--samples", "auto", "--quiet",
                              "-o", str(Path(folder) / f"{name}.mp4")]) == 0
-                took[name].append(time.perf_counter() - start)
-                print(f"{name}: {took[name][-1]:.1f} s", flush=True)
+                took[name].append((time.perf_counter() - start, spent[0]))
+                print(f"{name}: {took[name][-1][0]:.1f} s, penumbra_px {spent[0]:.2f} s",
+                      flush=True)
     adaptive.penumbra_px = penumbra_px
-    for name, s in took.items():
-        print(f"{name}: median {statistics.median(s):.1f} s ({', '.join(f'{x:.1f}' for x in s)})")
+    for name, runs in took.items():
+        print(f"{name}: median {statistics.median(s for s, _ in runs):.1f} s, penumbra_px "
+              f"{statistics.median(p for _, p in runs):.2f} s")
 
 
 def main() -> None:
