@@ -7,7 +7,10 @@ velocity and depth (``--reconstruct``'s :mod:`~hfrender.backends.cpu.reconstruct
 moving pixel is splatted along its vector at intermediate times across the shutter, the
 nearer surface winning (surfaces at one depth moving differently blended:
 :mod:`~hfrender.backends.cpu.recon_ties`); what a moving surface uncovers is filled from
-the still pixels behind it.
+the still pixels behind it. Outliers (at most 0.1% of the moving pixels, each over 4 times
+faster than every other one and moving over 64 px in the shutter) are drawn on their own,
+in front of the other moving pixels, at the cost of their own streaks
+(:mod:`~hfrender.backends.cpu.recon_fast`); ``max_length`` clamps vectors.
 """
 
 from __future__ import annotations
@@ -23,12 +26,14 @@ from hfrender.errors import InputError
 from hfrender.hyperframe.frame import HyperFrame
 from hfrender.hyperframe.windows import WindowWeights
 from hfrender.interop import to_array
-from hfrender.shutter_curve import SHUTTER, vector_shutter
+from hfrender.shutter_curve import SHUTTER, vector_max_length, vector_shutter
+
+ABSURD = 100.0  # a vector longer than this many frame diagonals is refused (max_length clamps)
 
 
 def vector_blur(frame: Any, velocity: Any, depth: Any = None, *, shutter: float = SHUTTER,
                 linear_light: bool = True, backend: str | None = None, out: Any = None,
-                premultiplied: bool = True) -> Any:
+                premultiplied: bool = True, max_length: float | None = None) -> Any:
     """Motion blur from motion vectors: each pixel spread along its vector over the shutter.
 
     Parameters
@@ -50,6 +55,9 @@ def vector_blur(frame: Any, velocity: Any, depth: Any = None, *, shutter: float 
         mirrored frame is the mirrored blur.
     shutter : degrees the shutter is open, centred on the frame's instant: 180 (default)
         spreads a pixel over half its vector, 360 over all of it; (0, 720].
+    max_length : pixels a frame, or None (default: no clamp): longer vectors cut to it, the
+        direction kept (Blender's Max Speed). Unclamped vectors must be finite and at most
+        100 frame diagonals long; a few far faster than the rest cost their own streaks.
     linear_light, backend, premultiplied : as in :func:`hfrender.motion_blur`
         (``premultiplied=False``: straight RGBA, as PNG files hold it; a transparent
         pixel's colour does not streak in; host arrays only).
@@ -69,11 +77,12 @@ def vector_blur(frame: Any, velocity: Any, depth: Any = None, *, shutter: float 
             _check_out(out, arr.shape[1:] if single else arr.shape, arr.dtype, on_device)
         light = _premultiplied(arr, on_device, linear_light)  # float32: linear as it is
         res = _straight_kept(vector_blur(light, velocity, depth, shutter=shutter,
-                                         backend=backend), light, arr, linear_light)
+                                         backend=backend, max_length=max_length),
+                             light, arr, linear_light)
         res = res[0] if single else res
         return back(res) if out is None else _into(out, res)
-    n, h, w = arr.shape[:3]
-    vel = _velocity(velocity, (n, h, w))
+    n = arr.shape[0]
+    vel = _velocity(velocity, arr.shape[:3], vector_max_length(max_length), single)
     half = vector_shutter(shutter) / 720.0  # half the shutter, in frames (360 degrees a frame)
     dep = _depth(depth, vel, half, arr.shape)
     times = np.arange(n, dtype=np.float64)
@@ -95,9 +104,11 @@ def _depth(depth: Any, vel: np.ndarray, half: float, shape: tuple) -> np.ndarray
     return validate.depth(darr, shape, one_for_all=True)
 
 
-def _velocity(velocity: Any, size: tuple[int, int, int]) -> np.ndarray:
+def _velocity(velocity: Any, size: tuple[int, int, int], most: float | None = None,
+              single: bool = False) -> np.ndarray:
     """``velocity`` as (N, H, W, 2) finite float32 pixels a frame (one (H, W, 2) for one
-    frame), else one line naming it."""
+    frame: ``single``, its pixels named without a frame), each vector longer than ``most``
+    clamped to it, else one line naming it; none longer than :data:`ABSURD` diagonals."""
     arr = validate.real_array(velocity)
     n, h, w = size
     want = (n, h, w, 2)
@@ -108,8 +119,20 @@ def _velocity(velocity: Any, size: tuple[int, int, int]) -> np.ndarray:
         raise InputError(f"velocity has {got}; expected {want} (or {want[1:]} for one frame): "
                          "pixels a frame, x to the right and y down")
     if not np.isfinite(arr).all():
-        where = tuple(int(i) for i in np.argwhere(~np.isfinite(arr))[0])
+        where = tuple(int(i) for i in np.argwhere(~np.isfinite(arr))[0])[single:]
         raise InputError(f"velocity has a NaN or inf at index {where}; it must be finite "
                          "pixels a frame")
-    return np.ascontiguousarray(arr, np.float32)
+    arr = np.ascontiguousarray(arr, np.float32)
+    length = np.hypot(arr[..., 0].astype(np.float64), arr[..., 1].astype(np.float64))
+    if most is not None and length.max() > most:  # Blender's Max Speed: the direction kept
+        arr = (arr * np.minimum(1.0, most / np.maximum(length, most))[..., None]
+               ).astype(np.float32)
+        length = np.minimum(length, most)
+    limit = ABSURD * float(np.hypot(h, w))
+    if length.max() > limit:
+        where = tuple(int(i) for i in np.unravel_index(np.argmax(length), length.shape))
+        raise InputError(f"velocity at pixel {where[single:]} is {length.max():.4g} px a "
+                         f"frame, over {ABSURD:g} frame diagonals ({limit:.4g} px): "
+                         "not a motion; give max_length= to clamp such vectors")
+    return arr
 

@@ -27,6 +27,20 @@ def vector_shutter(value: object, spell: Spelling = KEYWORD) -> float:
     return float(deg)
 
 
+def vector_max_length(value: object, spell: Spelling = KEYWORD) -> float | None:
+    """A motion-vector blur's ``max_length``: None (no clamp) or pixels a frame, a finite
+    number > 0, each longer vector clamped to it keeping its direction (Blender's Max
+    Speed); else the one line every caller says (``spell`` as :func:`vector_shutter`)."""
+    if value is None:
+        return None
+    px = None if isinstance(value, bool) else validate.real_array(validate.scalar(value))
+    if px is None or px.ndim or not np.isfinite(px) or not float(px) > 0:
+        raise about(InputError, "max_length", value, " must be pixels a frame, a number > 0 "
+                    "(each longer vector clamped to it), or None: no clamp",
+                    head=spell.said("max_length", validate.scalar(value)))
+    return float(px)
+
+
 def curve_values(curve: str, u: np.ndarray) -> np.ndarray:
     """The shutter curve at positions ``u`` in [0, 1] across the open shutter."""
     u = np.asarray(u, np.float64)

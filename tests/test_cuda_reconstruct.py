@@ -9,7 +9,7 @@ from cuda_emu import session_emulator
 
 import hfrender as hf
 import hfrender.backends.cpu.reconstruct as cpu_rc
-from hfrender.backends.cpu import CPUBackend
+from hfrender.backends.cpu import CPUBackend, recon_fast
 from hfrender.backends.cpu.recon_cells import cells, frame_speeds
 from hfrender.backends.cuda import launches
 from hfrender.backends.cuda import reconstruct as cuda_rc
@@ -382,3 +382,23 @@ def test_crossing_streaks_at_equal_depth_blend_on_the_device_as_the_cpu(launched
     assert np.abs(gpu - frame).max() > 0.3
     np.testing.assert_allclose(mirrored[0, :, ::-1], gpu[0], rtol=0, atol=1e-6)
     assert "hf_rc_ties" in names
+
+
+@pytest.mark.parametrize("n", [1, 3])
+def test_outliers_are_drawn_on_their_own_as_the_cpu(launched, rng, n):
+    """A pixel per sub-frame far faster than the rest (recon_fast.outliers): left out of the
+    kernels' splatting, its streak drawn over the cell by the same array code as the CPU's."""
+    dev, _ = launched
+    frames, depth, velocity = scene(rng, n, np.float32)
+    times, ww, spans = one_window(n)
+    for j in range(n):
+        y, x = int(rng.integers(0, H)), int(rng.integers(0, W))
+        velocity[j, y, x] = rng.uniform(-1, 1, 2) * 2e3 + (9e3, 0)  # 150 px over the shutter
+        depth[j, y, x] = 0.25
+        moving = np.hypot(velocity[j, ..., 0], velocity[j, ..., 1]) > 0
+        fast, _ = recon_fast.outliers(np, velocity[j], moving, 1 / 60)
+        assert fast.tolist() == [y * W + x]
+    gpu, cpu = both(dev, frames, depth, velocity, times, ww, spans)
+    assert_close(gpu, cpu)
+    still = frames[0] if n == 1 else CPU.fuse(frames, None, ww, None, True)[0]
+    assert np.abs(cpu[0] - still).max() > 0.05  # (the blur is there)

@@ -272,8 +272,10 @@ def test_a_sub_frames_moving_layer_lives_only_while_its_cells_sample_it(rng, mon
         made[0] += 1
         return out
 
-    real = cpu_rc.layer
-    monkeypatch.setattr(cpu_rc, "layer", counted)
+    from hfrender.backends.cpu import recon_frame
+
+    real = recon_frame.layer  # (where the sub-frames are read: recon_frame.Frame)
+    monkeypatch.setattr(recon_frame, "layer", counted)
     got = hf.fuse(hyper, ww, backend="cpu", shutter=[(0.0, 1 / 60)])
     assert made[0] == n and 2 <= most[0] <= 3
     assert all(r() is None for r in alive)

@@ -125,8 +125,8 @@ def test_frames_dtypes_and_batches() -> None:
 @pytest.mark.parametrize("kw, message", [
     (dict(velocity=np.zeros((H, W, 3))), "velocity has shape (48, 64, 3); expected (1, 48, 64, "
      "2) (or (48, 64, 2) for one frame): pixels a frame, x to the right and y down"),
-    (dict(velocity=np.full((H, W, 2), np.nan)), "velocity has a NaN or inf at index (0, 0, 0, "
-     "0); it must be finite pixels a frame"),
+    (dict(velocity=np.full((H, W, 2), np.nan)), "velocity has a NaN or inf at index (0, 0, "
+     "0); it must be finite pixels a frame"),  # (one frame's: its pixel, no frame number)
     (dict(shutter=0), "shutter=0 must be degrees in (0, 720] (180: half a frame's motion, "
      "360: all of it)"),
     (dict(shutter="wide"), "shutter='wide' must be degrees in (0, 720] (180: half a frame's "

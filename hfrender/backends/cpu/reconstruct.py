@@ -20,7 +20,9 @@ Still pixels take part where they are; a hole (a moving surface left it
 in every sub-frame) shows the still pixels behind that surface around it (the background
 no sub-frame saw there: a streak's ends at the shutter's edges, where sub-frames overlap;
 as deep as a surface moves in the cell, :mod:`~hfrender.backends.cpu.recon_fill`), else
-``j``'s colour. Colour is blended in linear light (premultiplied).
+``j``'s colour. Colour is blended in linear light (premultiplied). A sub-frame's outliers (a
+few pixels far faster than the rest) are not splatted: the times are the rest's, and each
+is drawn over its cell's picture on its own (:mod:`~hfrender.backends.cpu.recon_fast`).
 
 Where nothing moves the cell is ``f_j`` itself, and a hyperframe without motion is fused by
 the plain path: bit-identical to plain sampling.
@@ -37,17 +39,16 @@ The chunks' sums: :mod:`~hfrender.backends.cpu.recon_sums` (a lone sub-frame's, 
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
-from functools import cached_property
-from typing import NamedTuple
 
 import numpy as np
 
 from hfrender.backends.cpu.blur import scratch
 from hfrender.backends.cpu.color import Transfer
 from hfrender.backends.cpu.recon_cells import STILL_PX, cells, frame_speeds, half_steps
+from hfrender.backends.cpu.recon_fast import outliers, over, streaks
 from hfrender.backends.cpu.recon_fill import fill, reach
-from hfrender.backends.cpu.recon_layer import FREE, borders, inner, layer, resampled, samples
+from hfrender.backends.cpu.recon_frame import Frame as _Frame
+from hfrender.backends.cpu.recon_layer import FREE, borders, resampled, samples
 from hfrender.backends.cpu.recon_sums import GroupedSums, PooledSums
 from hfrender.backends.cpu.recon_sums import rows as _rows
 from hfrender.backends.cpu.recon_ties import blend_rivals, rivals, velocities
@@ -56,65 +57,6 @@ from hfrender.hyperframe.windows import WindowWeights
 CHUNK_ELEMS = 1 << 22  # z-buffer entries per chunk of intermediate times
 
 DefocusFn = Callable[[np.ndarray, int], np.ndarray]
-
-
-class _Splats(NamedTuple):
-    """A sub-frame's moving pixels: flat index, position and velocity (float64), depth,
-    colour, and whether inside their surface (:func:`~.recon_layer.inner`)."""
-
-    idx: np.ndarray
-    ys: np.ndarray
-    xs: np.ndarray
-    vy: np.ndarray
-    vx: np.ndarray
-    depth: np.ndarray
-    colour: np.ndarray
-    inner: np.ndarray
-
-
-@dataclass
-class _Frame:
-    """One sub-frame as reconstruction reads it (decoded to linear light)."""
-
-    lin: np.ndarray  # (H, W, C) float32
-    depth: np.ndarray  # (H, W) float32
-    velocity: np.ndarray  # (H, W, 2) float32 pixels per second
-    t: float
-    speed: float  # the largest |velocity| in pixels per second
-    moving: np.ndarray  # (H, W) bool: moves by STILL_PX or more over a shutter
-    shift: tuple[float, float] = (0.0, 0.0)  # (y, x) px its antialiasing moved its picture
-
-    @cached_property
-    def splats(self) -> _Splats:
-        """The moving pixels, gathered once per sub-frame; their positions where they are
-        on the output's pixels (less the sub-frame's antialiasing shift)."""
-        idx = np.flatnonzero(self.moving)
-        h, w, c = self.lin.shape
-        v = np.take(self.velocity.reshape(h * w, 2), idx, axis=0)
-        sy, sx = self.shift
-        return _Splats(idx, (idx // w).astype(np.float64) - sy, (idx % w) - sx,
-                       v[:, 1].astype(np.float64), v[:, 0].astype(np.float64),
-                       self.depth.ravel()[idx], np.take(self.lin.reshape(h * w, c), idx, axis=0),
-                       inner(self.moving).ravel()[idx])
-
-    @cached_property
-    def mixed(self) -> bool:
-        """Whether moving pixels at one depth move differently (else no landing has an
-        equal rival to blend: :mod:`~hfrender.backends.cpu.recon_ties`)."""
-        sp = self.splats
-        order = np.argsort(sp.depth, kind="stable")
-        d, y, x = sp.depth[order], sp.vy[order], sp.vx[order]
-        return bool(((d[1:] == d[:-1]) & ((y[1:] != y[:-1]) | (x[1:] != x[:-1]))).any())
-
-    @cached_property
-    def layer(self) -> np.ndarray:
-        """The moving layer (:func:`~.recon_layer.layer`), kept while the cells that sample
-        it are made (a frame's worth of C + 1 planes: :meth:`let_go` after them)."""
-        return layer(self.splats.idx, self.splats.colour, self.moving.size)
-
-    def let_go(self) -> None:
-        """Free the moving layer (made again if it is asked for)."""
-        self.__dict__.pop("layer", None)
 
 
 def _base(own: _Frame, by_time: list[_Frame], span: float = 0.0
@@ -129,7 +71,7 @@ def _base(own: _Frame, by_time: list[_Frame], span: float = 0.0
     holes): the sky is at infinite depth too, but it is no hole. Only ``own``'s moving
     pixels are looked at."""
     h, w, c = own.lin.shape
-    idx = own.splats.idx
+    idx = np.flatnonzero(own.moving) if len(own.fast) else own.splats.idx  # (outliers too)
     depth = own.depth.copy()
     flat_d = depth.reshape(-1)
     flat_d[idx] = np.inf
@@ -327,6 +269,7 @@ def cell_picture(frames: list[_Frame], i: int, lo: float, hi: float) -> np.ndarr
         other = frames[j] if 0 <= j < n and j != i else None
         steps = half_steps(own.speed, 0.0 if other is None else other.speed, own.t,
                            own.t if other is None else other.t, edge)
+        steps = max(steps, 1) if len(own.fast) else steps  # (their places: holes)
         halves.append((abs(edge - own.t), other, edge, steps))
     if all(steps == 0 for *_, steps in halves):
         return own.lin
@@ -341,6 +284,9 @@ def cell_picture(frames: list[_Frame], i: int, lo: float, hi: float) -> np.ndarr
             continue
         part = own.lin if steps == 0 else _half_mean(own, other, edge, steps, base)
         picture += part * np.float32(length / total)
+    if len(own.fast):  # the outliers over it, each on its own (recon_fast)
+        over(np, picture, streaks(np, own.fast, (own.lin, own.depth, own.velocity), base[1],
+                                  (lo, hi, own.t), own.shift))
     return picture
 
 
@@ -369,8 +315,9 @@ def reconstruct_windows(frames: np.ndarray, depth: np.ndarray, velocity: np.ndar
             v = velocity[j]
             moving = np.hypot(v[..., 0], v[..., 1]) * shutter >= STILL_PX
             shift = (0.0, 0.0) if shifts is None else (float(shifts[j][1]), float(shifts[j][0]))
-            decoded[j] = _Frame(lin, depth[j], v, float(times[j]), float(speed[j]), moving,
-                                shift)
+            fast, rest = outliers(np, v, moving, shutter)  # (steps: the rest's speed)
+            decoded[j] = _Frame(lin, depth[j], v, float(times[j]),
+                                rest if len(fast) else float(speed[j]), moving, shift, fast)
         return decoded[j]
 
     tmp = np.empty(frames.shape[1:], np.float32)

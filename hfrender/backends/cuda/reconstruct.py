@@ -26,6 +26,11 @@ intermediate times the kernels of ``shaders/cuda/reconstruct.cu``:
   ``recon_layer.resampled``, its colour alone; with rivals, the mean over their distinct
   velocities (``recon_ties.blend``).
 
+A sub-frame's outliers (:func:`~hfrender.backends.cpu.recon_fast.outliers`: a few pixels far
+faster than the rest) are left out of the kernels' splatting (their ``splat`` mask) and the
+step count is the rest's; each cell's outliers are drawn over its picture by the CPU's own
+array code (:mod:`~hfrender.backends.cpu.recon_fast`, on ``dev.xp``).
+
 ``hf_rc_base`` and ``hf_rc_fill`` (a ring at a time) are ``_base``; ``hf_rc_cell_add``
 adds each half-cell's mean, weighted by its length, into the cell's picture; the weighted
 sum over a window's cells and the encode are :func:`launches.fuse_windows` on those pictures
@@ -43,6 +48,7 @@ from typing import Any
 import numpy as np
 
 from hfrender.backends.cpu.recon_cells import STILL_PX, cells, half_steps, moves
+from hfrender.backends.cpu.recon_fast import outliers, over, streaks
 from hfrender.backends.cpu.recon_fill import reach
 from hfrender.backends.cpu.recon_layer import inner
 from hfrender.backends.cpu.reconstruct import CHUNK_ELEMS
@@ -76,11 +82,14 @@ class _Frames:
     depth: Any  # (N, H, W) float32
     velocity: Any  # (N, H, W, 2) float32 pixels per second
     moving: Any  # (N, H, W) uint8: moves by STILL_PX or more over a shutter
-    inner: Any  # (N, H, W) uint8: moving, and so are the eight neighbours (recon_layer.inner)
-    any_moving: np.ndarray  # (N,) bool, host
+    splat: Any  # (N, H, W) uint8: moving but no outlier (recon_fast): what the kernels splat
+    inner: Any  # (N, H, W) uint8: splat, and so are the eight neighbours (recon_layer.inner)
+    any_moving: np.ndarray  # (N,) bool, host: any splat
     times: np.ndarray  # (N,) float64, host
     speed: np.ndarray  # (N,) float64, host: the largest |velocity|
     shift: np.ndarray  # (N, 2) float64, host: (y, x) px each one's antialiasing moved it
+    fast: list[Any]  # each one's outliers (flat indices; recon_fast.outliers)
+    rest: np.ndarray  # (N,) float64, host: the largest |velocity| of the splatted pixels
 
     @property
     def shape(self) -> tuple[int, int, int]:
@@ -118,12 +127,20 @@ def reconstruct(dev: Device, frames: Any, depth: Any, velocity: Any, times: np.n
         lin = lin if dof is None else dof
     shutter = float(np.max(spans[:, 1] - spans[:, 0])) if len(spans) else 0.0
     moving = xp.hypot(velocity[..., 0], velocity[..., 1]) * shutter >= STILL_PX
-    any_moving = _host(xp, moving.reshape(len(times), -1).any(axis=1))
+    splat, fast, rest = moving.copy(), [], speed.copy()
+    for j in range(len(times)):  # outliers leave the splatting (recon_fast), as on the CPU
+        out_j, rest_j = outliers(xp, velocity[j], moving[j], shutter)
+        fast.append(out_j)
+        if out_j.size:
+            splat[j].reshape(-1)[out_j] = False
+            rest[j] = rest_j
+    any_moving = _host(xp, splat.reshape(len(times), -1).any(axis=1))
     shift = np.zeros((len(times), 2)) if shifts is None else \
         np.asarray(shifts, np.float64).reshape(-1, 2)[:, ::-1]
     st = _Frames(lin, depth, velocity, xp.ascontiguousarray(moving.astype(np.uint8)),
-                 xp.ascontiguousarray(inner(moving).astype(np.uint8)),
-                 np.asarray(any_moving, bool), times, speed, shift)
+                 xp.ascontiguousarray(splat.astype(np.uint8)),
+                 xp.ascontiguousarray(inner(splat).astype(np.uint8)),
+                 np.asarray(any_moving, bool), times, speed, shift, fast, rest)
     for k in range(weights.count):
         _window(dev, st, frames, weights, k, spans[k], mode, out[k : k + 1])
     return out
@@ -171,8 +188,9 @@ def _cell(dev: Device, st: _Frames, ordered: list[int], i: int, lo: float, hi: f
     for edge, side in ((lo, -1), (hi, +1)):
         j = i + side if 0 <= i + side < n else i - side
         other = ordered[j] if 0 <= j < n and j != i else None
-        steps = half_steps(float(st.speed[own]), 0.0 if other is None else float(st.speed[other]),
+        steps = half_steps(float(st.rest[own]), 0.0 if other is None else float(st.rest[other]),
                            t_own, t_own if other is None else float(st.times[other]), edge)
+        steps = max(steps, 1) if st.fast[own].size else steps  # (their places: holes)
         halves.append((abs(edge - t_own), other, edge, steps))
     total = sum(length for length, *_ in halves)
     if all(steps == 0 for *_, steps in halves) or total <= 0:
@@ -203,6 +221,10 @@ def _cell(dev: Device, st: _Frames, ordered: list[int], i: int, lo: float, hi: f
         dev.launch("hf_rc_cell_add", _grid(h * w * c), (BLOCK, 1, 1),
                    (st.lin[own], acc, base_c, I32(steps > 0), I32(max(steps, 1)),
                     F32(length / total), I64(h * w * c), picture))
+    if st.fast[own].size:  # the outliers over it, each on its own (recon_fast)
+        over(xp, picture, streaks(xp, st.fast[own], (st.lin[own], st.depth[own],
+                                                     st.velocity[own]), base_d,
+                                  (lo, hi, t_own), tuple(st.shift[own])))
 
 
 def _fill(dev: Device, own_depth: Any, base_d: Any, level: Any, base_c: Any,
@@ -267,7 +289,7 @@ def _splat(dev: Device, st: _Frames, sources: list[int], ahead: list[Any], holes
             continue
         back = float(st.times[sources[0]]) - float(st.times[f])
         dev.launch(name, _grid(times * h * w), (BLOCK, 1, 1),
-                   (st.velocity[f], st.depth[f], st.moving[f], holes, dt, I32(times),
+                   (st.velocity[f], st.depth[f], st.splat[f], holes, dt, I32(times),
                     I32(h), I32(w), I32(s), F64(back), *_shift(st, f),
                     *_shift(st, sources[0]), *out))
 
@@ -287,9 +309,9 @@ def _add(dev: Device, st: _Frames, found: tuple[Any, Any, Any, Any], pair: list[
                (keys, win, base_d, I32(times), I32(h), I32(w), border))
     (own, other), (own_dt, other_dt) = pair, ahead
     dev.launch("hf_rc_accumulate", _grid(hw * c), (BLOCK, 1, 1),
-               (win, border, keys, head, links, st.lin[own], st.moving[own], st.inner[own],
+               (win, border, keys, head, links, st.lin[own], st.splat[own], st.inner[own],
                 st.velocity[own],
-                own_dt, st.lin[other], st.moving[other], st.inner[other], st.velocity[other],
+                own_dt, st.lin[other], st.splat[other], st.inner[other], st.velocity[other],
                 other_dt, base_c,
                 I32(times), I32(h), I32(w), I32(c), *_shift(st, own), *_shift(st, other), acc))
 

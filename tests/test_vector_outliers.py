@@ -1,0 +1,125 @@
+"""hf.vector_blur with outlier vectors (a bad optical-flow match, geometry by the camera):
+a lone fast pixel costs its own streak, not a step of every moving pixel's at each pixel
+of it; ``max_length`` clamps vectors as Blender's Max Speed; absurd ones are one line."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import hfrender as hf
+import hfrender.backends.cpu.reconstruct as cpu_rc
+from hfrender.errors import InputError
+
+H, W = 60, 160
+BG = 0.2
+ROW, COL = 45, 80  # the outlier pixel
+
+
+def scene(fast: float | None, seed: int = 3) -> tuple[np.ndarray, np.ndarray]:
+    """Seeded random colours over a grey ground, a 30x40 block moving (6, 2) px a frame in
+    the top rows (1200 moving pixels), and, with ``fast``, one white pixel moving ``fast``
+    px a frame to the right on row ROW."""
+    rng = np.random.default_rng(seed)
+    f = np.full((H, W, 3), BG, np.float32)
+    f[2:32, 10:50] = rng.random((30, 40, 3), dtype=np.float32)
+    v = np.zeros((H, W, 2), np.float32)
+    v[2:32, 10:50] = (6.0, 2.0)
+    if fast is not None:
+        f[ROW, COL] = 1.0
+        v[ROW, COL] = (fast, 0.0)
+    return f, v
+
+
+def landings(monkeypatch) -> list[int]:
+    """Counts what the reconstruction's splatting lands (every moving pixel at every time)."""
+    seen = [0]
+    real = cpu_rc._targets
+
+    def counted(*args):
+        got = real(*args)
+        seen[0] += 0 if got is None else len(got[0])
+        return got
+
+    monkeypatch.setattr(cpu_rc, "_targets", counted)
+    return seen
+
+
+def test_a_lone_fast_pixel_costs_its_own_streak(monkeypatch) -> None:
+    """One pixel at 5000 px a frame: the block is splatted as often as without it (was:
+    1250 times per half-shutter instead of 2, the block's 1200 pixels each time)."""
+    seen = landings(monkeypatch)
+    hf.vector_blur(*scene(None), backend="cpu")
+    calm = seen[0]
+    seen[0] = 0
+    hf.vector_blur(*scene(5000.0), backend="cpu")
+    assert calm > 4000 and seen[0] <= 1.5 * calm
+
+
+def test_pictures_away_from_the_outlier_are_unchanged_bit_for_bit() -> None:
+    calm = hf.vector_blur(*scene(None), backend="cpu")
+    wild = hf.vector_blur(*scene(5000.0), backend="cpu")
+    away = np.ones((H, W), bool)
+    away[ROW - 1 : ROW + 2] = False  # the outlier's row (its streak) and its hole's ring
+    assert np.array_equal(calm[away], wild[away])
+    assert not np.array_equal(calm[ROW], wild[ROW])
+
+
+def test_an_outliers_streak_is_its_light_spread_over_its_travel() -> None:
+    """200 px a frame at 180 degrees: 100 px of travel centred on the pixel, each pixel of
+    it covered 1/100 of the shutter: 0.2 + 0.8 / 100; its place shows the ground too."""
+    f, v = scene(200.0)
+    out = hf.vector_blur(f, v, backend="cpu")
+    row = out[ROW, :, 0].astype(np.float64)
+    inside = row[COL - 49 : COL + 50]
+    assert np.abs(inside - (BG + 0.8 / 100)).max() < 1.5e-3
+    assert row[: COL - 51] == pytest.approx(BG) and row[COL + 52 :] == pytest.approx(BG)
+    assert (row - BG).sum() == pytest.approx(0.8, rel=0.02)  # its light, all of it
+
+
+def test_an_outlier_leaving_the_frame_costs_what_lies_inside() -> None:
+    """1.5e4 px a frame (under 100 diagonals, 17088 px): its streak leaves the frame within
+    80 px each way; only that part is drawn (the test of 1e5 px took 6 minutes before)."""
+    f, v = scene(1.5e4)
+    out = hf.vector_blur(f, v, backend="cpu")
+    row = np.delete(out[ROW, :, 0], COL)  # the row but the pixel's own place:
+    assert np.abs(row - (BG + 0.8 / 7500)).max() < 1e-6  # 7500 px of travel, 1 / 7500 each
+
+
+@pytest.mark.parametrize("size", [1e7, np.inf, np.nan])
+def test_absurd_vectors_are_one_line(size: float) -> None:
+    f, v = scene(None)
+    v[ROW, COL] = (size, 0.0)
+    with pytest.raises(InputError) as err:
+        hf.vector_blur(f, v, backend="cpu")
+    said = str(err.value)
+    assert "\n" not in said and said.startswith("velocity") and f"({ROW}, {COL}" in said
+    assert ("finite" if size == 1e7 else "max_length") not in said
+
+
+def test_max_length_clamps_each_vector_keeping_its_direction() -> None:
+    f, v = scene(None)
+    v[2:32, 10:50] = (30.0, 40.0)  # 50 px a frame
+    clamped = hf.vector_blur(f, v, max_length=10, backend="cpu")
+    slow = v.copy()
+    slow[2:32, 10:50] = (6.0, 8.0)  # 10 px a frame, the same way
+    np.testing.assert_allclose(clamped, hf.vector_blur(f, slow, backend="cpu"), atol=2e-6)
+    assert not np.allclose(clamped, hf.vector_blur(f, v, backend="cpu"), atol=1e-3)
+    same = hf.vector_blur(f, slow, max_length=10.5, backend="cpu")  # shorter: untouched
+    assert np.array_equal(same, hf.vector_blur(f, slow, backend="cpu"))
+
+
+def test_max_length_takes_the_absurd_out_of_an_outlier() -> None:
+    f, v = scene(1e12)
+    out = hf.vector_blur(f, v, max_length=200, backend="cpu")
+    f2, v2 = scene(200.0)
+    assert np.array_equal(out, hf.vector_blur(f2, v2, backend="cpu"))
+
+
+@pytest.mark.parametrize("value", [0, -3, np.nan, np.inf, "far", [5, 6], True])
+def test_bad_max_length_is_one_line(value: object) -> None:
+    f, v = scene(None)
+    with pytest.raises(InputError) as err:
+        hf.vector_blur(f, v, max_length=value, backend="cpu")
+    said = str(err.value)
+    assert "\n" not in said and said.startswith("max_length=") and "pixels a frame" in said
