@@ -7,6 +7,7 @@ import hashlib
 import logging
 import os
 import tempfile
+import time
 from collections.abc import Iterator
 from contextlib import ExitStack, contextmanager
 from pathlib import Path
@@ -18,9 +19,32 @@ from hfrender.io.sequence_names import is_sequence
 
 log = logging.getLogger(__name__)
 
+# seconds a lock is waited for whose holder (the pid its file names) has ended: a run killed
+# (kill -9, the OOM killer) while a child it started was between its fork and its exec left
+# the lock with that child a moment longer (an flock belongs to the open file, which the
+# child shares until it closes its descriptors: milliseconds, more on a loaded machine)
+ENDED_HOLDER_WAIT = 10.0
+
 
 class OutputBusy(InputError):
     """Another hfrender is writing the same output."""
+
+
+class _LeftHeld(BlockingIOError):
+    """The lock of a run that has ended (``pid``), held still by processes it started
+    (``children``: their pids, where they can be found) past :data:`ENDED_HOLDER_WAIT`."""
+
+    def __init__(self, pid: int, children: list[int]) -> None:
+        super().__init__(f"pid {pid}")
+        self.pid, self.children = pid, children
+
+    def line(self, what: str, path: str, doing: str, tail: str) -> str:
+        """The one line saying so: ``doing`` what the run did (``writing it``)."""
+        they = (f"processes it started (pids {', '.join(map(str, self.children))}) hold"
+                if len(self.children) > 1 else "a process it started "
+                f"{f'(pid {self.children[0]}) ' if self.children else ''}holds")
+        return (f"{what} {path}: the hfrender {doing} (pid {self.pid}) has ended, but "
+                f"{they} its lock still; end that one{tail}")
 
 
 @contextmanager
@@ -31,7 +55,9 @@ def output_lock(output: str, what: str = "-o",
     same file or sequence (two shells, two batches) is refused in one line, not left to mix
     its frames in. A lock file per output (keyed by its temporary name: ``%05d`` and
     ``%5d`` are one) in the user's own folder of the temporary folder, ``flock``ed: the
-    system lets it go when the process ends, however it ends. Where it cannot be taken
+    system lets it go when the process ends, however it ends, and the children sharing
+    its file with it (forked, not yet started) with them; a lock whose holder has ended is
+    waited for (:data:`ENDED_HOLDER_WAIT`), not refused. Where it cannot be taken
     (no ``fcntl``, the temporary folder not writable), the run goes on unlocked, said once."""
     try:
         import fcntl
@@ -41,6 +67,10 @@ def output_lock(output: str, what: str = "-o",
     path = lock_path(output)
     try:
         fh = _locked(path, fcntl)
+    except _LeftHeld as left:
+        verb, _, rest = doing.partition(";")
+        raise OutputBusy(left.line(what, output, verb.removeprefix("is "), ", or write "
+                                   "elsewhere" if "elsewhere" in rest else "")) from None
     except BlockingIOError as busy:
         if not str(busy):  # held by readers (they write no pid): an fx, a reexpose
             raise OutputBusy(f"{what} {output}: another hfrender is reading it (an fx of "
@@ -87,6 +117,8 @@ def input_lock(path: str, what: str) -> Iterator[None]:
     lock = lock_path(path)
     try:
         fh = _locked(lock, fcntl, shared=True)
+    except _LeftHeld as left:
+        raise OutputBusy(left.line(what, path, "writing it", "")) from None
     except BlockingIOError as busy:
         raise OutputBusy(f"{what} {path}: another hfrender ({busy}) is writing it; wait for "
                          "it to finish") from None
@@ -150,17 +182,19 @@ def _locked(path: Path, fcntl: Any, shared: bool = False) -> IO[str]:
     """``path`` opened and ``flock``ed (``shared``: a reader's lock), the file still the
     one at ``path`` once locked (a run that let it go removed it: the next one's is a new
     file); BlockingIOError naming the holder where another process holds it (empty: its
-    readers)."""
+    readers); a holder that has ended is waited for (:func:`_after_ended`)."""
     path.parent.mkdir(mode=0o700, exist_ok=True)
+    how = (fcntl.LOCK_SH if shared else fcntl.LOCK_EX) | fcntl.LOCK_NB
     for _ in range(100):
         fh = open(path, "a+")
         try:
-            fcntl.flock(fh, (fcntl.LOCK_SH if shared else fcntl.LOCK_EX) | fcntl.LOCK_NB)
-        except BlockingIOError:
-            fh.seek(0)
-            who = fh.read().strip() or ("another process" if shared else "")
+            try:
+                fcntl.flock(fh, how)
+            except BlockingIOError:
+                _after_ended(fh, fcntl, how, shared)
+        except BaseException:
             fh.close()
-            raise BlockingIOError(who) from None
+            raise
         try:
             if os.fstat(fh.fileno()).st_ino == os.stat(path).st_ino:
                 return fh
@@ -168,3 +202,65 @@ def _locked(path: Path, fcntl: Any, shared: bool = False) -> IO[str]:
             pass
         fh.close()
     raise OSError(f"{path} keeps changing")
+
+
+def _after_ended(fh: IO[str], fcntl: Any, how: int, shared: bool) -> None:
+    """``fh`` locked (``how``) once its holder lets it go, where the run its file names
+    has ended (its children hold it: see :data:`ENDED_HOLDER_WAIT`; was: refused as
+    "another hfrender (pid N) is writing it", N the killed run's); BlockingIOError naming
+    the holder where that run lives (at once, as ever) or another takes it meanwhile,
+    :class:`_LeftHeld` where the lock is held still after the wait."""
+    end = time.monotonic() + ENDED_HOLDER_WAIT
+    who = _holder(fh)
+    while True:
+        pid = int(who[4:]) if who.startswith("pid ") and who[4:].isdigit() else 0
+        if not pid or not _ended(pid):
+            raise BlockingIOError(who or ("another process" if shared else ""))
+        if time.monotonic() > end:
+            raise _LeftHeld(pid, _holding_pids(fh))
+        time.sleep(0.01)
+        try:
+            fcntl.flock(fh, how)
+            return
+        except BlockingIOError:
+            who = _holder(fh)
+
+
+def _holder(fh: IO[str]) -> str:
+    """What a lock file says of its holder: ``pid N`` (a writer), else empty (readers)."""
+    fh.seek(0)
+    return fh.read().strip()
+
+
+def _ended(pid: int) -> bool:
+    """Whether process ``pid`` has ended (a zombie, not yet waited for, too)."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+        return stat.rsplit(")", 1)[1].split()[0] in ("Z", "X")
+    except FileNotFoundError:
+        if Path("/proc/self/stat").exists():
+            return True
+    except (OSError, IndexError):
+        pass
+    try:  # (no /proc)
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return True
+    except OSError:  # (another user's: alive)
+        pass
+    return False
+
+
+def _holding_pids(fh: IO[str]) -> list[int]:
+    """The other processes with ``fh``'s file open (from /proc; [] where there is none)."""
+    mine = os.fstat(fh.fileno())
+    found = []
+    for fd in Path("/proc").glob("[0-9]*/fd/*"):
+        try:
+            same = os.stat(fd)
+        except OSError:
+            continue
+        pid = int(fd.parts[2])
+        if (same.st_ino, same.st_dev) == (mine.st_ino, mine.st_dev) and pid != os.getpid():
+            found.append(pid)
+    return sorted(set(found))
