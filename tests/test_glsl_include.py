@@ -1,28 +1,49 @@
 """hfrender's own GLSL files take shared code (``srgb.frag``) by ``#include``, placed by the
-loader, the lines after it numbered as in the file (a compile error names the right line)."""
+loader, every line numbered as in its own file (a compile error names the right file and
+line: tests/test_shader_lines.py)."""
 
 import re
+from pathlib import Path
 
 import pytest
 
-from hfrender.renderer.programs import glsl
+from hfrender.renderer.programs import _place, glsl
 from hfrender.resources import shader_dir
 
 GLSL = shader_dir() / "glsl"
 
 
+def told_at(text):
+    """Each line of ``text`` but its ``#line`` ones, with the ``file:line`` a compile error
+    there is told at (programs._place; "?" a line of no file's own number)."""
+    found, number = [], 1
+    for line in text.splitlines():
+        if m := re.match(r"#line (\d+)$", line):
+            number = int(m[1])
+            continue
+        found.append((_place(number, "?", None), line))
+        number += 1
+    return found
+
+
 @pytest.mark.parametrize("name", ["mesh_header.frag", "msaa_resolve.frag", "translucent.frag"])
-def test_the_srgb_curve_is_placed_once_and_the_lines_after_keep_their_numbers(name):
-    raw = (GLSL / name).read_text().splitlines()
+def test_the_srgb_curve_is_placed_once_and_every_line_keeps_its_file_and_number(name):
+    """Every line placed is told at its own file's line that holds it (srgb.frag's at
+    srgb.frag's, the file's after it at the file's: was at the assembled source's)."""
     srgb = (GLSL / "srgb.frag").read_text().rstrip()
     text = glsl(name)
     assert text.count(srgb) == 1 and text.count("vec3 hf_encode_srgb(") == 1
     assert not re.search(r"^#include", text, re.M)
-    before, _, after = text.partition(srgb)
-    line = int(re.match(r"\n#line (\d+)\n", after)[1])
-    assert raw[line - 2] == '#include "srgb.frag"'  # the line before it: the include's
-    assert before.splitlines() == raw[: line - 2]
-    assert after.splitlines()[2:] == raw[line - 1 :]  # from the file's line `line` on
+    raw = {f: (GLSL / f).read_text().splitlines() for f in (name, "srgb.frag")}
+    lines = told_at(text)
+    assert lines[0] == ("?:1", raw[name][0])  # (#version: first, before any #line)
+    files = []
+    for place, line in lines[1:]:
+        path, number = place.rsplit(":", 1)
+        files += [Path(path).name] if Path(path).name not in files else []
+        assert raw[Path(path).name][int(number) - 1] == line, (place, line)
+    assert files == [name, "srgb.frag"]
+    assert len(lines) == len(raw[name]) - 1 + len(raw["srgb.frag"])  # (all but #include)
 
 
 def test_no_shader_of_hfrenders_writes_the_srgb_curve_again():

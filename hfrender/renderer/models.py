@@ -27,8 +27,9 @@ _ATTRIBUTES = (("in_position", "3f", "3x4"), ("in_normal", "3f", "3x4"),
 
 def mesh_program(ctx: Any, shader: str | None, scene_dir: Path | None, defines: str) -> Any:
     """The surface program of ``shader`` over ``mesh.vert`` and ``mesh_header.frag`` with
-    ``defines`` after their ``#version`` lines (lines unmoved in the user's part: it is
-    numbered by ``#line``): a loaded model's (``HF_MODEL``), a text's."""
+    ``defines`` after their ``#version`` lines (lines unmoved in every part: each is
+    numbered by ``#line``, :func:`glsl`'s and the user's): a loaded model's (``HF_MODEL``),
+    a text's."""
     source, path = surface_source(shader, scene_dir)
     return surface_program(ctx, defined(glsl("mesh.vert"), defines),
                            defined(glsl("mesh_header.frag"), defines), source, path)
@@ -36,7 +37,7 @@ def mesh_program(ctx: Any, shader: str | None, scene_dir: Path | None, defines: 
 
 def defined(source: str, defines: str) -> str:
     """``source`` with ``defines`` after its ``#version`` line (its lines numbered as
-    before: the user's part of a surface program is numbered by ``#line``)."""
+    before: :func:`glsl` numbers them by ``#line`` after it)."""
     first, _, rest = source.partition("\n")
     return f"{first}\n{defines}{rest}"
 

@@ -22,6 +22,12 @@ _NVIDIA = re.compile(r"^\s*\d+\((\d+)\)\s*:\s*(error|warning)\s*\w*:\s*(.*)$")
 # errors whatever "#line LINE STRING" says: lines alone tell the files apart)
 COMMON_LINE, WRAPPER_LINE = 500000, 1000000
 WRAPPER = "hfrender's wrapper"  # where an error in hfrender's code around the user's is
+WRAPPERS = ("mesh_main.frag", "shadertoy_main.frag")  # that code's files (their main())
+# hfrender's own files (glsl()) are numbered from here on, file k's line n OWN_LINE + k *
+# OWN_SPAN + n, k its place in _OWN (was: from 1, as the assembled source, so an error in
+# mesh_header.frag was told at lambert.glsl and a line of the two together)
+OWN_LINE, OWN_SPAN = 10_000_000, 100_000
+_OWN: list[Path] = []  # the files numbered so, in the order first read
 _INCLUDE = re.compile(r'^#include "([\w.]+)"$', re.M)  # hfrender's own shaders' (glsl())
 
 
@@ -63,15 +69,24 @@ def share_once(prog: Any, ready: set[int], values: dict) -> None:
 
 def glsl(name: str) -> str:
     """``shaders/glsl/NAME``, each of its lines ``#include "FILE"`` replaced by that file of
-    the folder (``srgb.frag``: one curve for the shaders that need it), the lines after it
-    numbered as the file numbers them (``#line``)."""
-    text = (shader_dir() / "glsl" / name).read_text()
+    the folder (``srgb.frag``: one curve for the shaders that need it), its lines numbered
+    by ``#line`` from its own number (:data:`OWN_LINE`, after a ``#version`` line: first in
+    a source), those after an include again (a compile error is told at its file and
+    line: :func:`compile_errors`)."""
+    path = shader_dir() / "glsl" / name
+    text = path.read_text()
+    if path not in _OWN:
+        _OWN.append(path)
+    base = OWN_LINE + OWN_SPAN * _OWN.index(path)
 
     def placed(m: re.Match) -> str:
         after = text.count("\n", 0, m.start()) + 2  # the number of the line after it
-        return f"{glsl(m.group(1)).rstrip()}\n#line {after}"
+        return f"{glsl(m.group(1)).rstrip()}\n#line {base + after}"
 
-    return _INCLUDE.sub(placed, text)
+    first, _, rest = _INCLUDE.sub(placed, text).partition("\n")
+    if first.startswith("#version"):
+        return f"{first}\n#line {base + 2}\n{rest}"
+    return f"#line {base + 1}\n{first}\n{rest}"
 
 
 def with_user_source(header: str, user: str, footer: str) -> str:
@@ -106,17 +121,28 @@ def compile_errors(log: str, user_file: str | Path | None,
         if found and re.match(r"\s{2,}\S", said):  # "error:    void mainImage(vec3, vec2)"
             found[-1].append(said.strip())
             continue
-        lineno = int(m.group(1))
-        place = WRAPPER if lineno >= WRAPPER_LINE else \
-            f"{common_file}:{lineno - COMMON_LINE}" if common_file and lineno > COMMON_LINE \
-            else f"{where}:{lineno}"
-        found.append([f"{place}: {said.strip()}"])
+        found.append([f"{_place(int(m.group(1)), where, common_file)}: {said.strip()}"])
     if not found:
         body = " ".join(s.strip() for s in log.splitlines() if s.strip())
         return [f"{where}: shader compilation failed: {body}"]
     return [first + (f" {under[0]}" + (f" (and {len(under) - 1} more)" if len(under) > 1
                                          else "") if under else "")
             for first, *under in found]
+
+
+def _place(lineno: int, where: str, common_file: str | Path | None) -> str:
+    """``file:line`` of a compiler's ``lineno``: one of hfrender's own files' (:func:`glsl`;
+    :data:`WRAPPER` for its main()'s, :data:`WRAPPERS`), the common file's (past
+    :data:`COMMON_LINE`), or ``where``'s (the user's file); :data:`WRAPPER` for the lines
+    after :data:`WRAPPER_LINE` (hfrender's, around the user's)."""
+    k, line = divmod(lineno - OWN_LINE, OWN_SPAN)
+    if lineno > OWN_LINE and k < len(_OWN):
+        return WRAPPER if _OWN[k].name in WRAPPERS else f"{_OWN[k]}:{line}"
+    if lineno >= WRAPPER_LINE:
+        return WRAPPER
+    if common_file and lineno > COMMON_LINE:
+        return f"{common_file}:{lineno - COMMON_LINE}"
+    return f"{where}:{lineno}"
 
 
 def wrapper_errors_at(errors: list[str], code: str, defines: re.Pattern, path: str | Path,

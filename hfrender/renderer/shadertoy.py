@@ -12,7 +12,7 @@ import difflib
 import re
 from collections.abc import Collection, Iterator
 
-from hfrender.renderer.programs import COMMON_LINE, WRAPPER_LINE, glsl, with_user_source
+from hfrender.renderer.programs import COMMON_LINE, glsl, with_user_source
 from hfrender.scene.shader_lines import blank_comments
 
 _code = blank_comments  # the code, comments blanked: nothing in one is taken for code
@@ -66,7 +66,7 @@ def shadertoy_program(source: str, common: str = "", buffer: bool = False) -> st
                for line, text in _extensions(code)]
     if hoisted:
         version, _, rest = header.partition("\n")
-        header = "\n".join([version, *hoisted, f"#line {WRAPPER_LINE}", rest])
+        header = "\n".join([version, *hoisted, rest])  # (rest: numbered as its file, glsl)
     undone = "".join(f"#undef {name}\n" for name in _own_macros(both))
     user = shadertoy_source(source)
     if common:
