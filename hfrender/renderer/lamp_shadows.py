@@ -17,9 +17,10 @@ A point lamp's map is six such maps of 90 degrees (and two texels), one along ea
 the world's axes (:data:`FACES`: a cube's faces), in one texture of 3 x 2 of them
 (:func:`~hfrender.renderer.shadows.tiles`), their near and far planes fitted to the
 objects' boxes' distances along the axes (:func:`point_frame`); what lies within the
-lamp's ``radius`` casts nothing (its bulb). Its faces' size is automatic (within
-:data:`POINT_SIZES`: six faces of 1024 are 25 MB of depth, of 4096 400 MB) or its
-``shadow_resolution``.
+lamp's ``radius`` casts nothing (its bulb). Each face draws the casters whose box meets
+its frustum alone (:func:`~hfrender.renderer.shadows.outside`; a spot's map too). Its
+faces' size is automatic (within :data:`POINT_SIZES`: six faces of 1024 are 25 MB of
+depth, of 4096 400 MB) or its ``shadow_resolution``.
 """
 
 from __future__ import annotations
@@ -136,7 +137,8 @@ def lamp_maps(sun: ShadowPass, renderer: Any, lamps: list, lens: tuple,
     which, matrices, texels = [0] * MAX_LAMPS, [np.eye(4)] * len(SPOT_UNITS), \
         [(0.0,) * 4] * len(SPOT_UNITS)
     for slot, (k, frame) in enumerate(framed):  # (4 at most: shadowed)
-        sun.spots[slot].keep(renderer, frame[:3] + frame[4:], lens, rates, SPOT_UNITS[slot])
+        sun.spots[slot].keep(renderer, frame[:3] + frame[4:], lens, rates, SPOT_UNITS[slot],
+                             seen)
         view = frame[0] if frame[0].ndim == 2 else np.eye(4)  # (a face's: in the shader)
         which[k], matrices[slot], texels[slot] = slot + 1, TO_MAP @ frame[1] @ view, frame[3]
     return {"u_lamp_shadow": which, "u_spot_texel": texels,

@@ -162,8 +162,7 @@ class SceneRenderer:
         import moderngl
 
         scene, cam, ctx = self.scene, self.scene.camera, self.ctx
-        w, h = self.size
-        offset = lens_offset_m
+        (w, h), offset = self.size, lens_offset_m
         view, proj = self._camera_matrices(offset, jitter_px)
         right, up, forward = cam.basis()
         eye = np.asarray(cam.position, np.float64) + right * offset[0] + up * offset[1]
@@ -246,12 +245,12 @@ class SceneRenderer:
                      rates: np.ndarray = _NO_RATES) -> list[tuple[int, Any]]:
         """Every visible opaque object, drawn by ``pick(obj, is a model)``'s program (its
         own surface's, :meth:`_program_of`, where not given; the shadow map's depth-only
-        one): the uniforms all share (``shared``) set once per program; a loaded model's
-        own as uniforms, drawn now; the built-in geometries' objects grouped by program and
-        geometry (a sphere's by its level, ``lens``: :meth:`_pixels_a_metre`), each group
-        one instanced draw, after the models. Objects of an opacity below 1 and texts are
-        left to :mod:`hfrender.renderer.translucent`: returned, (place, object) in the
-        scene's order (:func:`in_order`'s)."""
+        one; None: left out, a map's face's): the uniforms all share (``shared``) set once
+        per program; a loaded model's own as uniforms, drawn now; the built-in geometries'
+        objects grouped by program and geometry (a sphere's by its level, ``lens``:
+        :meth:`_pixels_a_metre`), each group one instanced draw, after the models. Objects
+        of an opacity below 1 and texts are left to :mod:`hfrender.renderer.translucent`:
+        returned, (place, object) in the scene's order (:func:`in_order`'s)."""
         ready: set[int] = set()
         groups: dict[tuple, tuple[Any, list[int]]] = {}  # (program, geometry): objects
         models, objects, places, found = [], [], [], []  # the built-in ones', as drawn
@@ -262,7 +261,8 @@ class SceneRenderer:
                     found.append((i, obj))
                 continue
             model_file = is_model(obj.geometry)
-            prog = (pick or self._program_of)(obj, model_file)
+            if (prog := (pick or self._program_of)(obj, model_file)) is None:
+                continue  # (left out of a shadow map's face: ShadowPass.program)
             share_once(prog, ready, shared)
             model = obj.world_matrix()  # (its parents' frames in: as clip_matrices)
             if model_file:

@@ -7,9 +7,11 @@ text: translucent objects and texts cast none, and every opaque one casts, whate
 shader), drawn by the renderer's own draw of the opaque objects
 (:meth:`SceneRenderer.draw_objects`: instanced shapes, models' animated parts, skins
 and morphs at the same matrices as their colour) with depth-only programs: ``mesh.vert``
-and a fragment shader that writes nothing. Its orthographic frustum (:func:`fit`) is
-fitted across the light to the part of the visible objects' boxes (:func:`~hfrender.
-scene.in_view.corners`) that the camera sees, along it to all of them (was: all of them
+and a fragment shader that writes nothing, of the casters whose box meets the map's
+frustum (:func:`outside`: the same depths, bit for bit; a point lamp's each face's). Its
+orthographic frustum (:func:`fit`) is fitted across the light to the part of the visible
+objects' boxes (:func:`~hfrender.scene.in_view.corners`) that the camera sees, along it
+to all of them (was: all of them
 either way, so a 100 m floor spread the map's texels over 100 m); its size follows the
 output's pixels (:func:`map_size`). The surface shaders read it through ``hf_shadow()``
 (``shaders/glsl/mesh_header.frag``). A :class:`ShadowPass` draws and keeps the lamps' maps
@@ -99,6 +101,24 @@ def _planes(matrix: np.ndarray) -> np.ndarray:
     return planes / np.linalg.norm(planes[:, :3], axis=1, keepdims=True)
 
 
+def outside(matrix: np.ndarray, boxes: np.ndarray, sphere: tuple | None) -> np.ndarray:
+    """Which of ``boxes`` (K, 8, 3: :func:`boxes`' corners) draw nothing into the map seen
+    by ``matrix`` (its projection x view): those wholly outside one of its sides, beyond
+    its far plane or behind its eye (w < 0: a perspective map's; not those before its
+    near plane, drawn at depth 0: ``GL_DEPTH_CLAMP``), or within ``sphere`` (x, y, z,
+    radius: clipped by ``mesh.vert``; None: none is)."""
+    rows = [matrix[3] + sign * matrix[k] for k in range(2) for sign in (1, -1)]
+    rows += [matrix[3] - matrix[2]] + [matrix[3]] * bool(np.abs(matrix[3, :3]).max() > 0)
+    planes = np.array(rows)
+    planes /= np.linalg.norm(planes[:, :3], axis=1, keepdims=True)
+    tol = 1e-9 * (1.0 + float(np.abs(planes[:, 3]).max()))
+    out = ((boxes @ planes[:, :3].T + planes[:, 3]) < -tol).all(1).any(1)
+    if sphere is not None:
+        reach = np.linalg.norm(boxes - np.asarray(sphere[:3]), axis=2).max(1)
+        out |= reach < sphere[3] * (1.0 - 1e-6)
+    return out
+
+
 def seen_region(camera: Any, aspect: float, points: np.ndarray) -> np.ndarray:
     """Where the camera's frustum meets the world box around ``points`` (N, 3): the ends of
     the frustum's edges in it and of its edges in the frustum (the corners of what lies
@@ -177,6 +197,18 @@ def casts(obj: Any) -> bool:
     return drawn_opacity(obj) >= 1.0 and not is_text(obj.geometry)
 
 
+def culled(renderer: Any, seen: list) -> tuple[list[int], np.ndarray]:
+    """(ids, corners (K, 8, 3)) of the casters a map's face may leave out: ``seen``'s
+    (:func:`boxes`: each visible object's; the casters' in the scene's order, as
+    :meth:`SceneRenderer.draw_objects` draws them) but the animated models' (their boxes
+    the rest pose's)."""
+    drawn = [(i, obj) for i, obj in enumerate(renderer.scene.objects) if casts(obj)]
+    boxes_of = [box for box, cast in seen if cast]
+    kept = [(id(obj), box) for (i, obj), box in zip(drawn, boxes_of, strict=True)
+            if i not in renderer.parts]
+    return [k for k, _ in kept], np.array([box for _, box in kept]).reshape(-1, 8, 3)
+
+
 def casting(renderer: Any, box: tuple, lens: tuple) -> bytes:
     """All that the map drawn of ``renderer``'s scene now depends on: its frustum ``box``
     (its view, projection and size: the light in them), the camera's ``lens`` (a sphere's
@@ -212,6 +244,7 @@ class ShadowPass:
                                    _NOTHING, None)
             for model, defines in ((False, ""), (True, DEFINE))}
         self.spots: list[ShadowPass] = []
+        self.left_out: set[int] = set()  # the casters the face drawn now leaves out (ids)
         self.seen_by: tuple | None = None  # the sun's map's world -> (s, t, depth), the
         #      metres of its depth 0..1 and of a texel (engine/penumbra.py reads it back)
         self.penumbra: Any = None  # (its PenumbraPass: renderer/penumbra_pass.py, once asked)
@@ -238,8 +271,9 @@ class ShadowPass:
                 obj.release()
 
     def program(self, obj: Any, model_file: bool) -> Any:
-        """The depth-only program of ``obj`` (the renderer's ``_program_of``'s place)."""
-        return self.programs[model_file]
+        """The depth-only program of ``obj`` (the renderer's ``_program_of``'s place); None
+        for one the face drawn now leaves out (:meth:`_draw`: not drawn)."""
+        return None if id(obj) in self.left_out else self.programs[model_file]
 
     def draw(self, renderer: Any, light: np.ndarray, lens: tuple, rates: np.ndarray,
              seen: list) -> dict:
@@ -253,16 +287,17 @@ class ShadowPass:
         if box is None:
             return OFF
         view, proj, texel = light_frame(*box)
-        self.keep(renderer, (view, proj, box[3]), lens, rates, UNIT)
+        self.keep(renderer, (view, proj, box[3]), lens, rates, UNIT, seen)
         self.seen_by = (TO_MAP @ proj @ view, float(texel[0] / texel[2]), float(texel[0]))
         return {"u_shadows": 1, "u_shadow_map": UNIT, "u_light_matrix": TO_MAP @ proj @ view,
                 "u_shadow_texel": tuple(texel.tolist())}
 
     def keep(self, renderer: Any, box: tuple, lens: tuple, rates: np.ndarray,
-             unit: int) -> None:
+             unit: int, seen: list) -> None:
         """The map of ``box`` (view, projection, texels a side; a point lamp's: its six
         faces' views and its sphere, :meth:`_draw`) drawn unless the one drawn last is of
-        the same (:func:`casting`), bound to ``unit``. ``lens``: the sub-frame's,
+        the same (:func:`casting`), bound to ``unit``; ``seen``: the visible objects'
+        boxes (:func:`boxes`, each face's casters culled by). ``lens``: the sub-frame's,
         so a sphere's mesh is the one its colour is drawn with; ``rates``: its clip rates,
         unused by the map but asked with its colour's, so a skinned part is posed once for
         both (:func:`~hfrender.renderer.models.poser`)."""
@@ -272,17 +307,21 @@ class ShadowPass:
         key = casting(renderer, box, lens)
         if key != self.key:  # (another time, or anything in it moved: drawn anew)
             self.key = key
-            self._draw(renderer, views, box[1], lens, rates, box[3] if len(box) > 3 else None)
+            self._draw(renderer, (views, box[1], box[3] if len(box) > 3 else None), lens,
+                       rates, culled(renderer, seen))
         self.map.use(unit)
 
-    def _draw(self, renderer: Any, views: np.ndarray, proj: np.ndarray, lens: tuple,
-              rates: np.ndarray, sphere: tuple | None) -> None:
-        """Draw the map seen by ``proj`` and each of ``views`` (1, or a point lamp's six
-        faces, each in its tile: :func:`tiles`); ``sphere`` (x, y, z, radius): what lies
-        within it casts nothing (a point lamp's bulb; None: all)."""
+    def _draw(self, renderer: Any, frame: tuple, lens: tuple, rates: np.ndarray,
+              casters: tuple) -> None:
+        """Draw the map of ``frame``: (views, proj, sphere), seen by ``proj`` and each of
+        ``views`` (1, or a point lamp's six faces, each in its tile: :func:`tiles`);
+        ``sphere`` (x, y, z, radius): what lies within it casts nothing (a point lamp's
+        bulb; None: all). A face draws the ``casters`` (:func:`culled`) not wholly
+        :func:`outside` it (was: every caster, each face; llvmpipe clipped the rest): the
+        depths the same, bit for bit."""
         import moderngl
 
-        ctx = self.ctx
+        ctx, (views, proj, sphere), (ids, corners_of) = self.ctx, frame, casters
         self.fbo.use()
         self.fbo.clear(depth=1.0)
         ctx.enable(moderngl.DEPTH_TEST)
@@ -295,8 +334,11 @@ class ShadowPass:
         try:
             for view, viewport in zip(views, tiles(len(views), self.size), strict=True):
                 ctx.viewport = viewport
+                self.left_out = {ids[k] for k in np.flatnonzero(
+                    outside(proj @ view, corners_of, sphere))}
                 renderer.draw_objects({**shared, "u_view": view}, lens, self.program, rates)
         finally:
+            self.left_out = set()
             ctx.polygon_offset = (0.0, 0.0)
             depth_clamp(False)
             clip_distance(False)
