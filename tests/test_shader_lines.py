@@ -53,7 +53,7 @@ def broken_copy(tmp_path, monkeypatch, name, at):
 @pytest.mark.parametrize("name, at", [("mesh_header.frag", 40),
                                       ("mesh_header.frag", 176),  # (after srgb.frag's lines)
                                       ("srgb.frag", 11),
-                                      ("mesh.vert", 70)])
+                                      ("mesh.vert", 72)])  # (past its #ifdef blocks)
 @pytest.mark.parametrize("defines", ["", DEFINE])
 def test_a_broken_header_copy_is_told_at_its_own_file_and_line(gl_context, tmp_path,
                                                                  monkeypatch, name, at,
