@@ -169,9 +169,10 @@ def depth_of_field(frames: Any, depth: Any, *, focus_distance: float | None = No
         depth (near large; 0..1 if integer; <= 0 sky), focused by ``focus_pixel=(x, y)`` or
         ``focus_disparity``, ``max_blur`` px across at most on frame 0, then kept as scaled.
     focus_distance : metres to the plane in focus (> focal length; ``inf``: at infinity), or
-        one for each of the N frames (a focus pull); over 1.5x nearer than all of a frame's
-        depth, or farther than all of one with no sky, is warned of (no pixel in focus:
-        other units, most likely; not a depth of one plane: a plate, or sky).
+        one for each of the N frames (a focus pull); or ``focus_pixel=(x, y)``: each frame
+        focused at its own depth there (fx's --focus-pixel). Over 1.5x nearer than all of a
+        frame's depth, or farther than all of one with no sky, is warned of (no pixel in
+        focus: other units, most likely; not a depth of one plane: a plate, or sky).
     f_stop : f-number (> 0); lower is blurrier.
     focal_length_mm, sensor_width_mm : the camera (Blender's 50 and 36).
     max_coc_px : cap on the circle of confusion's diameter in pixels (bounds the cost).
@@ -201,8 +202,7 @@ def depth_of_field(frames: Any, depth: Any, *, focus_distance: float | None = No
     darr, _, _ = to_array(depth, "depth")
     spec = disparity_of(depth_kind, o)  # None: a distance
     darr = validate.depth(inverse(darr) if spec else darr, arr.shape, "depth", True, bool(spec))
-    if single:
-        arr, darr = arr[None], darr[None]
+    arr, darr = (arr[None], darr[None]) if single else (arr, darr)
     linear_light = validate.flag(linear_light, "linear_light")
     method = check_method(method)
     straight = not validate.flag(premultiplied, "premultiplied")

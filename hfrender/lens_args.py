@@ -4,10 +4,11 @@ checked, and the warnings for a focus no pixel is in or a blur under a pixel."""
 
 from __future__ import annotations
 
+import math
 import numbers
 import re
 import warnings
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import replace
 from itertools import chain
 from typing import Any
@@ -50,9 +51,37 @@ def pixel_inside(pixel: tuple[int, int], size: tuple[int, int],
     alike for every caller."""
     (x, y), (w, h) = pixel, size
     if x >= w or y >= h:
-        head = f"{spell.name('focus_pixel')} {x},{y}" if spell.flags else None
         raise about(InputError, "focus_pixel", (x, y), f" is outside the {w}x{h} frames (x "
-                    f"from 0 to {w - 1}, y from 0 to {h - 1})", head=head)
+                    f"from 0 to {w - 1}, y from 0 to {h - 1})", head=_pixel_said(pixel, spell))
+
+
+def _pixel_said(pixel: tuple[int, int], spell: Spelling) -> str | None:
+    """A checked focus pixel as ``spell`` names it: ``--focus-pixel 3,4``; None: the
+    keyword's own, ``focus_pixel=(3, 4)``."""
+    return f"{spell.name('focus_pixel')} {pixel[0]},{pixel[1]}" if spell.flags else None
+
+
+def one_focus(focus: Any, pixel: Any, name: Callable[[str], str],
+              kind: type[InputError] = InputError) -> None:
+    """A distance's focus given once: ``focus_distance`` or ``focus_pixel``, not both (the
+    library, the command line and a jobs file alike; ``name``: an option as said)."""
+    if focus is not None and pixel is not None:
+        raise kind(f"{name('focus_distance')} and {name('focus_pixel')}: give one (the "
+                   "distance in focus, or the pixel whose depth is in focus)")
+
+
+def focus_at(pixel: tuple[int, int], depth: Any, focal_length_mm: float, frame: int,
+             spell: Spelling = KEYWORD, kind: type[InputError] = InputError) -> float:
+    """The focus distance a focus pixel gives one frame of metres ``depth`` (H, W), footage
+    frame ``frame``: the depth under it (``inf``: sky, focus at infinity); one line, alike
+    for every caller, where that is within the lens's focal length."""
+    x, y = pixel
+    at = float(depth[y, x])
+    if not at > focal_length_mm / 1000:
+        head = _pixel_said(pixel, spell) or f"focus_pixel={(x, y)}"
+        raise kind(f"{head}: in frame {frame} the depth there is {at:g} m, nearer than the "
+                   "lens's focal length: nothing can be focused there")
+    return at
 
 
 def lenses_of(focus_distance: Any, depth: Any, *lens: Any, level: int = 3
@@ -135,14 +164,14 @@ def disparity_of(kind: Any, o: dict) -> Disparity | None:
     for a disparity map how it is blurred (its stand-in lens), for a distance None (and
     its focus_distance and f_stop given)."""
     check_kind(kind, o, lambda k: k)
-    if kind == "distance":
-        if o["focus_pixel"] is not None:  # (was: dropped without a word)
-            raise InputError("focus_pixel applies only with depth_kind='disparity' (a distance "
-                             "is focused by focus_distance: one, or one a frame)")
-        missing = [k for k in ("focus_distance", "f_stop") if o[k] is None]
+    if kind == "distance":  # (a focus pixel: each frame's depth there, as fx's; was refused)
+        one_focus(o["focus_distance"], o["focus_pixel"], lambda k: k)
+        wanted = (("focus_distance (or focus_pixel)", o["focus_distance"] if o["focus_pixel"]
+                   is None else o["focus_pixel"]), ("f_stop", o["f_stop"]))
+        missing = [k for k, v in wanted if v is None]
         if missing:
-            raise InputTypeError(f"depth_of_field needs {' and '.join(missing)} (or "
-                                 "depth_kind='disparity' with max_blur)")
+            raise InputTypeError(f"depth_of_field needs {' and '.join(missing)}, or "
+                                 "depth_kind='disparity' with max_blur")
         return None
     scalars = {k: validate.scalar(o[k]) for k in ("max_blur", "focus_disparity")}  # (NumPy's
     blur, focus = check_options({**o, **scalars}, lambda k: k)  # as their numbers)
@@ -159,7 +188,14 @@ def depth_lenses(d: Disparity | None, o: dict, depth: Any) -> tuple[Any, Lens | 
         return stand_in_metres(d, depth)
     camera = (50.0 if o["focal_length_mm"] is None else o["focal_length_mm"],
               36.0 if o["sensor_width_mm"] is None else o["sensor_width_mm"])
-    return depth, lenses_of(o["focus_distance"], depth, o["f_stop"], *camera, o["max_coc_px"],
+    focus = o["focus_distance"]
+    if o["focus_pixel"] is not None:  # each frame focused at its own depth there
+        pixel = focus_pixel(o["focus_pixel"])
+        pixel_inside(pixel, (depth.shape[-1], depth.shape[-2]))
+        lens = (o["f_stop"], *camera, o["max_coc_px"], o["aperture_blades"])
+        focal = Lens(math.inf, *(validate.scalar(v) for v in lens)).focal_length_mm  # (each
+        focus = [focus_at(pixel, d, focal, k) for k, d in enumerate(depth)]  # checked first)
+    return depth, lenses_of(focus, depth, o["f_stop"], *camera, o["max_coc_px"],
                             o["aperture_blades"], level=4)  # (the caller's line warned)
 
 

@@ -191,8 +191,8 @@ def test_a_constant_map_and_disparity_options_with_a_distance_are_refused(tmp_pa
             ({"depth_kind": "disparity", "focus_pixel": (3, 2), "max_blur": 0}, "max_blur=0 "
              "blurs nothing: under 2 px across a circle of confusion leaves every pixel as it "
              "is (a pixel's disk is whole pixels); give at least 2, or no depth of field"),
-            ({"f_stop": 2.0}, "depth_of_field needs focus_distance (or "
-             "depth_kind='disparity' with max_blur)")):
+            ({"f_stop": 2.0}, "depth_of_field needs focus_distance (or focus_pixel), or "
+             "depth_kind='disparity' with max_blur")):
         with pytest.raises((ValueError, TypeError)) as e:
             hf.depth_of_field(frames, scene()[1][0], **kw)
         assert str(e.value) == said
@@ -298,15 +298,56 @@ def test_disparity_fx_on_ray_is_the_local_fx_bit_for_bit(local_ray, tmp_path, mo
     assert (tmp_path / "ray.mp4").read_bytes() == (tmp_path / "local.mp4").read_bytes()
 
 
-def test_a_focus_pixel_with_a_distance_is_refused_not_ignored(rng):
-    """The library's focus_pixel focuses a disparity map; with metres it was dropped without
-    a word (the picture focused at focus_distance, as though it were not given)."""
+def test_a_focus_pixel_with_a_distance_focuses_each_frame_at_its_depth_there(tmp_path, rng):
+    """The library's focus_pixel with metres focuses each frame at its depth under that
+    pixel, as fx --focus-pixel does (was refused: 'focus_pixel applies only with
+    depth_kind='disparity'', while the command took it): the card's 1.5 m, then 0.8 m."""
+    seq, frames = png_sequence(tmp_path, rng, N, H, W)
     z, _ = scene()
-    frames = rng.integers(0, 256, (H, W, 3), dtype=np.uint8)
-    with pytest.raises(ValueError) as e:
-        hf.depth_of_field(frames, z[0], focus_distance=4.0, f_stop=1.4, focus_pixel=(30, 12))
-    assert str(e.value) == ("focus_pixel applies only with depth_kind='disparity' (a distance "
-                            "is focused by focus_distance: one, or one a frame)")
+    got = hf.depth_of_field(frames, z, focus_pixel=(10, 10), f_stop=1.4, sensor_width_mm=9.0)
+    want = hf.depth_of_field(frames, z, focus_distance=[1.5, 0.8], f_stop=1.4,
+                             sensor_width_mm=9.0)
+    np.testing.assert_array_equal(got, want)
+    assert psnr(got, hf.depth_of_field(frames, z, focus_distance=1.5, f_stop=1.4,
+                                       sensor_width_mm=9.0)) < 40  # (frame 1 refocused)
+    np.save(tmp_path / "z.npy", z)
+    assert main(["fx", str(seq), "-o", str(tmp_path / "m" / "%03d.png"), "--depth",
+                 str(tmp_path / "z.npy"), "--f-stop", "1.4", "--sensor-width-mm", "9",
+                 "--focus-pixel", "10,10", "--quiet"]) == 0
+    for i in range(N):
+        assert psnr(got[i], iio.imread(tmp_path / "m" / f"{i:03d}.png")) > 60
+
+
+def test_a_focus_pixel_with_a_distance_is_checked_as_fx_checks_it(tmp_path, rng, capsys):
+    z, _ = scene()
+    z[1, 10, 10] = 0.03  # within the 50 mm focal length in frame 1
+    frames = rng.integers(0, 256, (N, H, W, 3), dtype=np.uint8)
+    with pytest.raises(hf.InputError) as e:
+        hf.depth_of_field(frames, z, focus_distance=4.0, f_stop=1.4, focus_pixel=(10, 10))
+    assert str(e.value) == ("focus_distance and focus_pixel: give one (the distance in "
+                            "focus, or the pixel whose depth is in focus)")
+    with pytest.raises(hf.InputError) as e:
+        hf.depth_of_field(frames, z, focus_pixel=(10, 10))
+    assert str(e.value) == "depth_of_field needs f_stop, or depth_kind='disparity' with max_blur"
+    with pytest.raises(hf.InputError) as e:
+        hf.depth_of_field(frames, z)
+    assert str(e.value) == ("depth_of_field needs focus_distance (or focus_pixel) and f_stop, "
+                            "or depth_kind='disparity' with max_blur")
+    with pytest.raises(hf.InputError) as e:
+        hf.depth_of_field(frames, z, focus_pixel=(W, 3), f_stop=1.4)
+    assert str(e.value) == (f"focus_pixel=({W}, 3) is outside the {W}x{H} frames (x from 0 "
+                            f"to {W - 1}, y from 0 to {H - 1})")
+    with pytest.raises(hf.InputError) as e:
+        hf.depth_of_field(frames, z, focus_pixel=(10, 10), f_stop=1.4)
+    tail = (": in frame 1 the depth there is 0.03 m, nearer than the lens's focal length: "
+            "nothing can be focused there")
+    assert str(e.value) == "focus_pixel=(10, 10)" + tail
+    seq, _ = png_sequence(tmp_path, rng, N, H, W)
+    np.save(tmp_path / "z.npy", z)
+    assert main(["fx", str(seq), "-o", str(tmp_path / "m" / "%03d.png"), "--depth",
+                 str(tmp_path / "z.npy"), "--f-stop", "1.4", "--focus-pixel", "10,10",
+                 "--quiet"]) == 2
+    assert capsys.readouterr().err == f"hfrender: error: --focus-pixel 10,10{tail}\n"
 
 
 def test_resume_with_another_max_blur_names_it_alone_and_the_same_run_goes_on(

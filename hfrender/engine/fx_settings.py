@@ -21,7 +21,7 @@ from hfrender.disparity import (
 from hfrender.errors import FLAG, about
 from hfrender.io.depth_pass import RESIZES
 from hfrender.io.encoding import Encoding
-from hfrender.lens_args import focus_pixel, pixel_inside
+from hfrender.lens_args import focus_at, focus_pixel, one_focus, pixel_inside
 from hfrender.optics import Lens, check_blades
 from hfrender.shutter_curve import CURVES, SHUTTER, vector_shutter
 
@@ -71,9 +71,7 @@ def depth_lens(o: dict, name: Callable[[str], str]) -> Lens:
         return stand_in(o.get("max_coc_px"), check_blades("aperture_blades",
                                                           o.get("aperture_blades") or 0))
     focus, pixel = o.get("focus_distance"), o.get("focus_pixel")
-    if focus is not None and pixel is not None:
-        raise ConfigError(f"{name('focus_distance')} and {name('focus_pixel')}: give one (the "
-                          "distance in focus, or the pixel whose depth is in focus)")
+    one_focus(focus, pixel, name, ConfigError)
     wanted = ((f"{name('focus_distance')} (or {name('focus_pixel')} X,Y)",
                focus if pixel is None else pixel), (name("f_stop"), o.get("f_stop")))
     missing = [what for what, value in wanted if value is None]
@@ -283,11 +281,5 @@ class FxSettings:
         """The lens of one frame of depth (H, W), footage frame ``frame``: :meth:`lenses`'."""
         if self.focus_pixel is None:
             return self.lens
-        x, y = self.focus_pixel
-        at = float(depth[y, x])
-        try:
-            return replace(self.lens, focus_distance=at)
-        except ValueError:  # within the focal length
-            raise ConfigError(f"--focus-pixel {x},{y}: in frame {frame} the depth there is "
-                              f"{at:g} m, nearer than the lens's focal length: nothing can "
-                              "be focused there") from None
+        return replace(self.lens, focus_distance=focus_at(
+            self.focus_pixel, depth, self.lens.focal_length_mm, frame, FLAG, ConfigError))
