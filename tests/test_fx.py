@@ -1151,7 +1151,7 @@ def test_interlaced_footage_and_a_timecode_left_out_are_said(tmp_path, caplog):
 def test_dv_said_progressive_is_not_said_interlaced(caplog):
     """A review: DV flagged progressive (in .mov, or DVCPRO HD 720p) was told to be
     deinterlaced too."""
-    from hfrender.engine.fx_output import picture_notes
+    from hfrender.engine.fx_notes import picture_notes
     from hfrender.io.probe import VideoInfo
 
     for pix_fmt, said in (("yuv420p(progressive)", False), ("yuv422p", True)):

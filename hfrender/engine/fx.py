@@ -34,16 +34,13 @@ from hfrender.engine.buffers import OutputBuffers
 from hfrender.engine.core import Engine
 from hfrender.engine.fx_depth import depth_pass_of, focused
 from hfrender.engine.fx_fusion import FxFusion, stream_pad
+from hfrender.engine.fx_notes import deep_note, keeps_sound, picture_notes, sound_left_out
 from hfrender.engine.fx_output import (
     ChunkOutput,
     FxOutput,
     conformed,
-    deep_note,
     keeps_alpha,
-    keeps_sound,
-    picture_notes,
     raw_format,
-    sound_left_out,
     written_format,
 )
 from hfrender.engine.fx_settings import FxSettings
