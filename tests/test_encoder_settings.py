@@ -154,9 +154,9 @@ def test_fx_takes_the_settings(tmp_path, rng):
 # --- errors ---------------------------------------------------------------------------------
 
 RENDER_ERRORS = [
-    ("frames/%03d.png", ["--crf", "20"], "--crf 20: a PNG sequence (lossless) has no quality "
+    ("frames/%03d.png", ["--crf", "20"], "--crf 20: PNG (lossless) has no quality "
      "settings; leave it out, or write a video (.mp4, .webm)"),
-    ("frames/%03d.exr", ["--crf", "20"], "--crf 20: an EXR sequence (lossless float) has no "
+    ("frames/%03d.exr", ["--crf", "20"], "--crf 20: EXR (lossless float) has no "
      "quality settings; leave it out, or write a video (.mp4, .webm)"),  # (said a PNG's)
     ("a.gif", ["--crf", "20", "--preset", "slow"], "--crf 20 --preset slow: a GIF (its "
      "palette is made from the clip) has no quality settings; leave them out"),
@@ -213,7 +213,7 @@ def test_fx_refuses_the_same_in_one_line(tmp_path, rng, capsys):
     clip, _ = make_clip(tmp_path, rng, n=4)
     for out, flags, message in [
             ("o.webm", ["--preset", "slow"], "--preset slow: libvpx-vp9 has no presets"),
-            ("o/%03d.png", ["--pix-fmt", "yuv444p"], "--pix-fmt yuv444p: a PNG sequence "),
+            ("o/%03d.png", ["--pix-fmt", "yuv444p"], "--pix-fmt yuv444p: PNG (lossless) has "),
             ("o.mp4", ["--crf", "99"], "--crf 99: must be an integer from 0 to 63")]:
         code = main(["fx", str(clip), "-o", str(tmp_path / out), "--motion-blur", "2", *flags])
         err = capsys.readouterr().err

@@ -1277,13 +1277,14 @@ def test_a_field_order_in_nested_parentheses_is_read(tmp_path, caplog):
 
 def test_a_single_picture_output_is_told_the_pattern_fx_writes(tmp_path, rng, capsys):
     """``fx clip -o x.png`` was told "(one picture: hfrender still)", and still renders
-    scenes, not footage: fx names the sequence it would write instead."""
+    scenes, not footage: fx names the frames it makes and the sequence it would write
+    instead (one frame is written as x.png: tests/test_fx_one_picture.py)."""
     clip, _ = make_clip(tmp_path, rng, n=4)
     assert main(["fx", str(clip), "--motion-blur", "2", "-o", str(tmp_path / "x.png")]) == 2
     err = capsys.readouterr().err
-    assert err.startswith(f"hfrender: error: -o {tmp_path / 'x.png'}: unknown output type "
-                          "'.png'; use ") and err.endswith(
-        f" (each frame a picture: {tmp_path / 'x_%05d.png'})\n"), err  # (in its folder)
+    assert err == (f"hfrender: error: -o {tmp_path / 'x.png'} is one picture; --motion-blur 2 "
+                   f"of {clip} makes 4 frames: give a pattern such as "
+                   f"{tmp_path / 'x_%05d.png'} (each frame a picture)\n")  # (in its folder)
 
 
 def test_a_pattern_of_videos_is_one_line_and_a_file_of_that_name_is_itself(tmp_path, rng,

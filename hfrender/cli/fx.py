@@ -29,7 +29,7 @@ from hfrender.errors import FLAG, HFRenderError
 from hfrender.frame_range import n_frames
 from hfrender.io.depth_pass import RESIZES
 from hfrender.io.encoding import Encoding
-from hfrender.io.sequence_names import check_output_name, files_said
+from hfrender.io.sequence_names import check_output_name, files_said, is_picture
 from hfrender.progress import progress_bar
 from hfrender.shutter_curve import CURVES, SHUTTER
 
@@ -48,7 +48,8 @@ def add_parser(sub: argparse._SubParsersAction, encoder_options: Any,
                          "frames/%%04d.exr: float linear light, kept as float into -o "
                          "out/%%04d.exr (16-bit codes into PNG, video)")
     fx.add_argument("-o", "--output", required=True, type=sequence_name,
-                    help=".mp4 .mov .mkv .ts .webm .gif, or out/%%05d.png")
+                    help=".mp4 .mov .mkv .ts .webm .gif, or out/%%05d.png (one frame: "
+                         "out.png)")
     g = fx.add_argument_group("motion blur")
     g.add_argument("--motion-blur", type=number(int), default=None, metavar="N",
                    help="blend windows of N frames")
@@ -191,8 +192,9 @@ def cmd_fx(args: argparse.Namespace) -> int:
 
     check_output_name(args.output)  # (was: -o out.mp4/ wrote out.mp4)
     settings = _settings(args)
-    # the footage's size is not known yet
-    check_encoder(args.output, args.codec, encoding=Encoding.of(settings))
+    if not is_picture(args.output):  # (one picture's: as a sequence's, when it is opened)
+        # the footage's size is not known yet
+        check_encoder(args.output, args.codec, encoding=Encoding.of(settings))
     codec_warned(args.output, args.codec)
     progress, finish = progress_bar(args.quiet, "fx")
     if args.ray:

@@ -58,6 +58,7 @@ from hfrender.io.footage import (
     probe,
     start_decoding,
 )
+from hfrender.io.picture_output import check_one_picture
 from hfrender.io.pixels import ALPHA, FLOAT, raw_dtype
 from hfrender.io.sequence_files import sequence_files
 from hfrender.io.vector_pass import VectorPass
@@ -220,6 +221,8 @@ class FxJob:
         stats.fps_out = footage.fps / s.stride
         stats.total = (footage.count if s.stride == 1
                        else (footage.count - s.window) // s.stride + 1)
+        check_one_picture(self.output, stats.total, self.source, " ".join(
+            f"--{k} {v}" for k, v in (("motion-blur", s.window), ("stride", s.stride)) if v > 1))
         self.pad = stream_pad(s)
         self.shape = raw_frame_shape(footage.size, footage.pix_fmt)
         self.dtype = np.dtype(raw_dtype(footage.pix_fmt))  # uint16: the 16-bit working format

@@ -18,8 +18,8 @@ log = logging.getLogger(__name__)
 
 
 def frames_alone(output: str) -> bool:
-    """A GIF or an image sequence: no sound, square pixels."""
-    return is_sequence(output) or Path(output).suffix.lower() == ".gif"
+    """A GIF, an image sequence or one picture: no sound, square pixels."""
+    return is_sequence(output) or Path(output).suffix.lower() in (".gif", ".png", ".exr")
 
 
 def deep_note(source: str, output: str, pix_fmt: str, alpha: bool) -> None:

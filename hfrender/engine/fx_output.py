@@ -27,6 +27,7 @@ from hfrender.io.encoding import Encoding, check_encoding, chosen_encoder, effec
 from hfrender.io.ffmpeg import ALPHA_PIX_FMTS, holds_alpha
 from hfrender.io.footage import FootageError
 from hfrender.io.images import exr_kept
+from hfrender.io.picture_output import PictureWriter
 from hfrender.io.pixels import ALPHA, FLOAT
 from hfrender.io.probe import soundtrack
 from hfrender.io.segments import (
@@ -40,7 +41,7 @@ from hfrender.io.segments import (
 )
 from hfrender.io.sequence_commit import check_frames_there
 from hfrender.io.sequence_files import output_start
-from hfrender.io.sequence_names import is_sequence
+from hfrender.io.sequence_names import is_picture, is_sequence
 from hfrender.io.vector_pass import dropped_channels
 from hfrender.io.writers import PngSequenceWriter, VideoWriter, check_output
 
@@ -58,7 +59,7 @@ def keeps_alpha(output: str, codec: str | None, out_pix_fmt: str | None = None) 
     """Whether ``output`` keeps alpha: a PNG sequence, or a video whose encoder has an
     alpha format (.mov: ProRes 4444, .webm: VP9, unless ``codec`` says otherwise) and no
     ``out_pix_fmt`` (--pix-fmt) without alpha (was: its straight colour written unsaid)."""
-    if is_sequence(output):
+    if is_sequence(output) or is_picture(output):
         return True
     return chosen_encoder(output, codec, True) in ALPHA_PIX_FMTS and (
         out_pix_fmt is None or holds_alpha(out_pix_fmt))
@@ -177,6 +178,8 @@ class FxOutput:
             self.made = outputs.make_folder(self.output)
             if self.sequence:
                 self._open_sequence()
+            elif is_picture(self.output):  # one frame, one picture
+                self.writer = PictureWriter(self.tmp)
             else:
                 say_partial_goes(self.output)  # a GIF's: not resumed, said it goes
                 audio = soundtrack(footage.path, self.info)

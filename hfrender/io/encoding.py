@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from hfrender.errors import InputError, about
-from hfrender.io.sequence_names import is_sequence
+from hfrender.io.sequence_names import is_picture, is_sequence
 
 FLAGS = {"crf": "--crf", "preset": "--preset", "bitrate": "--bitrate", "pix_fmt": "--pix-fmt"}
 CRF_MAX = 63  # the widest range of any encoder (VP9, AV1); each encoder's own is checked too
@@ -152,7 +152,7 @@ def _put(params: list[str], option: str, value: str) -> None:
 
 
 def _what(codec: str) -> str:
-    return {"png": "a PNG sequence (lossless)", "exr": "an EXR sequence (lossless float)",
+    return {"png": "PNG (lossless)", "exr": "EXR (lossless float)",
             "gif": "a GIF (its palette is made from the clip)"}.get(codec, codec)
 
 
@@ -232,7 +232,7 @@ def deep_video(output: str, codec: str | None, encoding: Encoding) -> bool:
     from hfrender.io.pixels import pix_fmt_facts
 
     chosen = chosen_encoder(output, codec, encoding.alpha)
-    if chosen is None or chosen in ("gif", "exr") or chosen == "png" and is_sequence(output):
+    if chosen is None or chosen in ("gif", "exr") or chosen == "png" and _pictures(output):
         return False
     try:
         return pix_fmt_facts(output_format(chosen, None, encoding)[0])[1]
@@ -256,13 +256,19 @@ def deeper_format(output: str, codec: str | None, alpha: bool = False) -> str:
     return f"e.g. --pix-fmt {fmt}" if fmt else f"{chosen}'s are 8 bits a channel"
 
 
+def _pictures(output: str) -> bool:
+    """Whether ``output`` is pictures, not a video: a sequence, or one (fx's ``out.png``)."""
+    return is_sequence(output) or is_picture(output)
+
+
 def chosen_encoder(output: str, codec: str | None, alpha: bool = False) -> str | None:
     """The encoder an output uses: ``codec``, the suffix's default (with ``alpha``: the one
     that keeps it), ``png`` or ``exr`` for a sequence (None for an output type
-    :func:`~hfrender.io.writers.check_output` refuses)."""
+    :func:`~hfrender.io.writers.check_output` refuses; one picture, fx's ``out.png``, as
+    a sequence)."""
     from hfrender.io.ffmpeg import ALPHA_CODECS, VIDEO_SUFFIXES
 
-    if is_sequence(output):
+    if _pictures(output):
         return "exr" if Path(output).suffix.lower() == ".exr" else "png"
     suffix = Path(output).suffix.lower()
     if codec is None and alpha and suffix in ALPHA_CODECS:
@@ -277,7 +283,7 @@ def check_encoding(output: str, codec: str | None, encoding: Encoding | None) ->
     chosen = chosen_encoder(output, codec, bool(encoding and encoding.alpha))  # (.mov with
     if not encoding or chosen is None:  # alpha: ProRes 4444, whose pixel formats count)
         return
-    encoding.apply(chosen, "", [], is_sequence(output))  # GIF, PNG, --crf with --bitrate
+    encoding.apply(chosen, "", [], _pictures(output))  # GIF, PNG, --crf with --bitrate
     info = encoder_info(chosen)
     if encoding.crf is not None:
         _check_crf(chosen, info, encoding.crf)

@@ -30,7 +30,7 @@ from hfrender.io.ffmpeg import X264_LIKE, Soundtrack, frame_rate, sound_under
 from hfrender.io.join import join
 from hfrender.io.outputs import mark_partial, ours_partial, partial_name, remove_partial
 from hfrender.io.segment_cuts import MIN_SEGMENT
-from hfrender.io.sequence_names import is_sequence
+from hfrender.io.sequence_names import is_picture, is_sequence
 from hfrender.io.setting_changes import differences
 from hfrender.io.writers import Closing, VideoWriter, check_output
 
@@ -359,6 +359,8 @@ def one_piece_why(output: str) -> str:
     suffix = Path(output).suffix.lower()
     if suffix == ".gif":
         return "a GIF's palette is made whole"
+    if is_picture(output):
+        return "one picture is written whole"
     return (f"a {suffix or 'suffix-less'} video is written in one piece; .mp4, .mov, .mkv and "
             ".webm are written in segments that resume")
 

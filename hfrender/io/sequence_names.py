@@ -37,6 +37,12 @@ def files_said(output: str, first: int, count: int) -> str:
     return said if count == 1 else f"{said} .. {name % (first + count - 1)}"
 
 
+def is_picture(path: str) -> bool:
+    """Whether ``path`` names one picture (``out.png``, ``out.exr``: fx's output of
+    footage that makes one frame), not a sequence of them."""
+    return Path(path).suffix.lower() in (".png", ".exr") and not is_sequence(path)
+
+
 def pattern_files(name: str, suffix: str = "", any_width: bool = False) -> re.Pattern | None:
     """The file names of an image-sequence pattern such as ``%05d.png`` (the number as group
     1, then ``suffix``, a regex); None if ``name`` has no ``%d``. Only the names the pattern

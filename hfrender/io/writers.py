@@ -33,7 +33,7 @@ from hfrender.io.ffmpeg_binary import ffmpeg_exe
 from hfrender.io.frame_marks import mark_gif, marks, sequence_id
 from hfrender.io.images import write_picture
 from hfrender.io.pixels import raw_dtype
-from hfrender.io.sequence_names import is_sequence, pattern_files
+from hfrender.io.sequence_names import is_picture, is_sequence, pattern_files
 
 log = logging.getLogger(__name__)
 GIF_MAX_FPS = 50  # a GIF frame shorter than 2 centiseconds is shown for 10 by browsers
@@ -92,13 +92,18 @@ def _unknown_type(path: str, suffix: str, exr: bool, each: str | None = None) ->
 
 def _sequence_codec(path: str, suffix: str, exr: bool) -> str:
     """An image sequence's "codec" (png, exr), or one line: PNG, or EXR where ``exr``
-    allows it, and a pattern with one integer field."""
+    allows it, and a pattern with one integer field; or one picture's (fx's ``out.png``,
+    one frame: :mod:`hfrender.io.picture_output`)."""
+    one = is_picture(path)
     if suffix != ".png" and (suffix != ".exr" or not exr):
         also = " (or EXR, frames/%05d.exr)" if exr else ""
         if suffix == ".exr":  # (and not exr)
             also = " (EXR from EXR footage alone: this footage's light stops at white)"
-        raise WriterError(f"-o {path}: an image sequence is written as PNG{also}: use a "
-                          "name like frames/%05d.png")
+        what, eg = ("one picture", Path(path).with_suffix(".png")) if one else \
+            ("an image sequence", "frames/%05d.png")
+        raise WriterError(f"-o {path}: {what} is written as PNG{also}: use a name like {eg}")
+    if one:
+        return suffix[1:]
     try:
         _ = Path(path).name % 0
     except (TypeError, ValueError):
@@ -127,8 +132,8 @@ def check_output(path: str, size: tuple[int, int], codec: str | None = None, *,
     from hfrender.io.ffmpeg import ALPHA_PIX_FMTS, KEEPS_ALPHA, holds_alpha, output_format
 
     suffix = Path(path).suffix.lower()
-    if is_sequence(path):  # fx writes EXR from EXR footage alone
-        return _sequence_codec(path, suffix, exr=not for_footage or float_in)
+    if is_sequence(path) or for_footage and is_picture(path):  # fx writes EXR from EXR
+        return _sequence_codec(path, suffix, exr=not for_footage or float_in)  # footage alone
     if suffix not in VIDEO_SUFFIXES:
         if Path(path).is_dir():
             raise WriterError(folder_output(path))
