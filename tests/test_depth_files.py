@@ -399,24 +399,30 @@ def test_a_depth_blur_under_two_pixels_is_refused_as_a_cap_and_said_of_the_depth
 
 
 def test_each_depth_frame_is_checked_as_it_is_read(tmp_path, rng, monkeypatch):
-    """A pass of several frames: each checked as it comes, a bad one named by its number."""
+    """A sequence of several frames: each checked as it comes, a bad one named by its
+    number and file (an .npy is checked whole first: tests/test_depth_scan.py)."""
+    import imageio.v3 as iio
+
     from hfrender import validate
 
-    depth = rng.uniform(0.5, 9.0, (4, 6, 8)).astype(np.float32)
-    depth[3, 2, 5] = -1.0
-    np.save(tmp_path / "d.npy", depth)
+    depth = rng.integers(500, 9000, (4, 6, 8)).astype(np.uint16)
+    depth[3, 2, 5] = 0
+    (tmp_path / "d").mkdir()
+    for i, mm in enumerate(depth):
+        iio.imwrite(tmp_path / "d" / f"{i:04d}.png", mm)
     checked = []
     real = validate.depth_frame
     monkeypatch.setattr(validate, "depth_frame",
                         lambda arr, i, *a, **k: checked.append(i) or real(arr, i, *a, **k))
     lens = hf.Lens(2.0, 2.8)
-    got = depth_pass.depth_for(str(tmp_path / "d.npy"), 1.0, False, (8, 6), 4, lambda d: lens)
+    got = depth_pass.depth_for(str(tmp_path / "d"), 0.001, False, (8, 6), 4, lambda d: lens)
     frames_read = iter(got.frames)
     for i in range(3):
-        np.testing.assert_array_equal(next(frames_read), depth[i])
+        np.testing.assert_array_equal(next(frames_read),
+                                      depth[i].astype(np.float32) * np.float32(0.001))
     assert checked[0] == 0 and checked[-2:] == [1, 2]
-    with pytest.raises(InputError, match=r"depth frame 3 \(.*d\.npy\) has a value <= 0 "
-                                         r"\(-1\) at pixel \(x=5, y=2\)"):  # (its file too)
+    with pytest.raises(InputError, match=r"depth frame 3 \(.*0003\.png\) has a value <= 0 "
+                                         r"\(0\) at pixel \(x=5, y=2\)"):  # (its file too)
         next(frames_read)
 
 

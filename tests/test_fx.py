@@ -927,19 +927,25 @@ def test_a_failed_run_keeps_the_frames_it_made_apart_and_says_where(tmp_path, rn
     """-o out/a/%05d.png with a bad depth frame half-way: no frame of the output appears;
     those made are kept in out/a/#####.png.partial/ (as render keeps them; a run goes on
     from them with --resume once its cause is fixed), and the error line says so."""
+    import imageio.v3 as iio
+
     clip, _ = make_clip(tmp_path, rng, n=8)
-    depth = np.full((8, 36, 64), 2.0, np.float32)
-    depth[5, 3, 4] = 0.0
-    np.save(tmp_path / "d.npy", depth)
+    (tmp_path / "d").mkdir()  # a PNG sequence: checked frame by frame (an .npy: whole, first)
+    for i in range(8):
+        mm = np.full((36, 64), 2000, np.uint16)
+        mm[3, 4] = 0 if i == 5 else 2000
+        iio.imwrite(tmp_path / "d" / f"{i:04d}.png", mm)
     if existed:
         (tmp_path / "out" / "a").mkdir(parents=True)
     code = main(["fx", str(clip), "-o", str(tmp_path / "out" / "a" / "%05d.png"), "--depth",
-                 str(tmp_path / "d.npy"), "--focus-distance", "2", "--f-stop", "2", "--quiet"])
+                 str(tmp_path / "d"), "--depth-scale", "0.001", "--focus-distance", "2",
+                 "--f-stop", "2", "--quiet"])
     assert code == 2
     kept = tmp_path / "out" / "a" / "#####.png.partial"
     frames = sorted(f.name for f in kept.glob("*.png"))
     assert capsys.readouterr().err == (
-        f"hfrender: error: depth frame 5 ({tmp_path / 'd.npy'}) has a value <= 0 (0) at pixel "
+        f"hfrender: error: depth frame 5 ({tmp_path / 'd' / '0005.png'}) has a value <= 0 (0) "
+        "at pixel "
         "(x=4, y=3); depth must be a distance > 0 (use inf for sky; hfrender fx "
         "--depth-zero-is-sky reads 0 as sky, --depth-range NEAR,FAR a pass normalised to "
         f"0..1); the {len(frames)} frames finished so far are "

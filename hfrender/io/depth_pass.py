@@ -22,6 +22,7 @@ from hfrender.errors import InputError
 from hfrender.frame_range import n_frames
 from hfrender.io.depth_paths import no_depth, say_channel, say_one_of_many
 from hfrender.io.depth_scale import resized
+from hfrender.io.depth_scan import scan
 from hfrender.io.images import (
     imageio_v3,
     png_colour,
@@ -49,6 +50,7 @@ class DepthPass:
     static: bool = False  # one depth frame for every frame of the footage (a locked-off shot)
     files: list[Path] | None = None  # a sequence's, each frame's (named in its errors)
     focus: float | None = None  # a disparity map's: the stand-in metres of its focus
+    array: np.ndarray | None = None  # an .npy's or .npz's frames as stored (checked whole)
 
     def file(self, i: int) -> Path:
         """The file frame ``i`` is read from (a sequence's, or the pass's one file)."""
@@ -214,7 +216,7 @@ def open_depth(path: str, scale: Scale = 1.0, zero_is_sky: bool = False) -> Dept
         rest = (_metres(arr[i], scale, zero_is_sky) for i in range(1, len(arr)))
         return DepthPass(path, int(arr.shape[0]), (int(arr.shape[2]), int(arr.shape[1])),
                          itertools.chain([first] if len(arr) else [], rest), first,
-                         _units_note(path, arr[0] if len(arr) else arr, scale))
+                         _units_note(path, arr[0] if len(arr) else arr, scale), array=arr)
     files = sequence_files(path)
     if files is None and p.is_file() and p.suffix.lower() in (".png", ".exr"):
         say_channel(path, p, "its")  # (was: said of a sequence alone)
@@ -285,6 +287,11 @@ def depth_for(path: str, scale: Scale, zero_is_sky: bool, size: tuple[int, int],
     if depth.first.size:  # a bad value (NaN, <= 0) is the error, not a note on the focus
         validate.depth_frame(depth.first, 0, file=depth.file(0),
                              disparity=isinstance(scale, Disparity))
+    if depth.array is not None and depth.first.size:  # every frame, before any is written
+        scan(depth.array, lambda a: _metres(a, scale, zero_is_sky), lambda f, i:
+             validate.depth_frame(f, i, file=depth.file(i), disparity=isinstance(scale,
+                                                                             Disparity)),
+             _ends(scale))
     if isinstance(scale, Disparity):
         return _stand_in(depth, scale, w, h)
     first, lens = f"depth {path}'s first frame", lens_for(depth.first)
@@ -298,6 +305,16 @@ def depth_for(path: str, scale: Scale, zero_is_sky: bool, size: tuple[int, int],
     if log.isEnabledFor(logging.INFO) and depth.first.size:
         log.info("%s: %s", first, _summary(depth.first, lens, w, h))
     return replace(depth, frames=_checked(depth))
+
+
+def _ends(scale: Scale) -> tuple[str, ...] | None:
+    """The stored values whose metres bound all of a chunk's (:func:`.depth_scan.scan`):
+    its least where metres grow with them (a factor, a range from near to a farther far),
+    its largest for a disparity (only a NaN or +inf there is none); else None."""
+    if isinstance(scale, Disparity):
+        return ("max",)
+    grows = scale[1] >= scale[0] if isinstance(scale, tuple) else scale > 0
+    return ("min",) if grows else None
 
 
 def _stand_in(depth: DepthPass, disparity: Disparity, w: int, h: int) -> DepthPass:

@@ -1,0 +1,110 @@
+"""A ``.npy``/``.npz`` depth pass is checked whole before a frame is written: a NaN or a
+value <= 0 in any frame refuses the run up front, in the line the per-frame check says
+(was: found only when that frame was reached, after the frames before it were written);
+image sequences keep the per-frame check (reading them all first would cost their decode)."""
+
+import numpy as np
+import pytest
+from test_fx import make_clip, png_sequence
+
+from hfrender.cli import main
+from hfrender.errors import InputError
+from hfrender.io import depth_pass, depth_scan
+from hfrender.optics import Lens
+
+H, W, N = 18, 32, 8
+LENS = ["--focus-distance", "2", "--f-stop", "2", "--quiet"]
+POSITIVE = "; depth must be a distance > 0 (use inf for sky)"
+
+
+def fx_line(capsys, source, out, depth, *flags):
+    """The one line fx refuses ``source -> out`` with; nothing at all written."""
+    assert main(["fx", str(source), "-o", str(out), "--depth", str(depth), *flags]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1, err
+    return err.removeprefix("hfrender: error: ").rstrip("\n")
+
+
+@pytest.mark.parametrize("out", ["o/%05d.png", "o/clip.mp4"])
+@pytest.mark.parametrize("bad, said", [(-1.0, "a value <= 0 (-1)"), (np.nan, "a NaN")])
+def test_a_bad_value_late_in_an_npy_refuses_the_run_before_any_frame(tmp_path, rng, capsys,
+                                                                      out, bad, said):
+    seq, _ = png_sequence(tmp_path, rng, N, H, W)
+    depth = np.full((N, H, W), 2.0, np.float32)
+    depth[6, 3, 4] = bad
+    np.save(tmp_path / "d.npy", depth)
+    assert fx_line(capsys, seq, tmp_path / out, tmp_path / "d.npy", *LENS) == (
+        f"depth frame 6 ({tmp_path / 'd.npy'}) has {said} at pixel (x=4, y=3){POSITIVE}")
+    assert not (tmp_path / "o").exists()
+
+
+def test_an_npz_and_a_disparity_map_are_checked_whole_too(tmp_path, rng, capsys):
+    clip, _ = make_clip(tmp_path, rng, n=N, size=(W, H))
+    depth = np.full((N, H, W), 2.0, np.float32)
+    depth[5, 1, 2] = -3.0
+    np.savez(tmp_path / "d.npz", depth=depth)
+    assert fx_line(capsys, clip, tmp_path / "o" / "%05d.png", tmp_path / "d.npz", *LENS) == (
+        f"depth frame 5 ({tmp_path / 'd.npz'}) has a value <= 0 (-3) at pixel (x=2, y=1)"
+        f"{POSITIVE}")
+    disparity = np.full((N, H, W), 0.5, np.float32)
+    disparity[:, :4] = 1.0
+    disparity[7, 2, 9] = np.nan
+    np.save(tmp_path / "disp.npy", disparity)
+    assert fx_line(capsys, clip, tmp_path / "o" / "%05d.png", tmp_path / "disp.npy",
+                   "--depth-kind", "disparity", "--focus-disparity", "0.5", "--max-blur",
+                   "9", "-q") == (
+        f"depth frame 7 ({tmp_path / 'disp.npy'}) has a NaN or infinite disparity at pixel "
+        "(x=9, y=2); a disparity must be a finite number (near is large; 0 or below is sky)")
+    assert not (tmp_path / "o").exists()
+
+
+def test_the_scan_reads_metres_as_the_run_does(tmp_path, rng, monkeypatch):
+    """Zeros are sky with --depth-zero-is-sky (not refused); chunks of a few frames find
+    the first bad frame of a later chunk by its own number."""
+    depth = rng.uniform(0.5, 9.0, (N, H, W)).astype(np.float32)
+    depth[2, 5, 5] = 0.0
+    np.save(tmp_path / "d.npy", depth)
+    lens = Lens(2.0, 2.8)
+    got = depth_pass.depth_for(str(tmp_path / "d.npy"), 1.0, True, (W, H), N, lambda d: lens)
+    assert np.isinf(list(got.frames)[2][5, 5])
+    depth[6, 7, 8], depth[7, 0, 0] = -0.5, np.nan
+    np.save(tmp_path / "d.npy", depth)
+    for chunk in (1, 3, 5, N):
+        monkeypatch.setattr(depth_scan, "CHUNK_BYTES", chunk * H * W * 4)
+        with pytest.raises(InputError) as e:
+            depth_pass.depth_for(str(tmp_path / "d.npy"), 1.0, True, (W, H), N,
+                                 lambda d: lens)
+        assert str(e.value) == (f"depth frame 6 ({tmp_path / 'd.npy'}) has a value <= 0 "
+                                f"(-0.5) at pixel (x=8, y=7){POSITIVE}")
+
+
+def test_a_png_depth_sequence_is_still_checked_frame_by_frame(tmp_path, rng, capsys):
+    """No whole read first: its bad frame found as it comes, the frames before it kept."""
+    import imageio.v3 as iio
+
+    seq, _ = png_sequence(tmp_path, rng, 4, H, W)
+    folder = tmp_path / "depth"
+    folder.mkdir()
+    for i in range(4):
+        mm = np.full((H, W), 2000, np.uint16)
+        mm[7, 9] = 0 if i == 3 else 2000
+        iio.imwrite(folder / f"{i:04d}.png", mm)
+    line = fx_line(capsys, seq, tmp_path / "o" / "%05d.png", folder, "--depth-scale", "0.001",
+                   *LENS)
+    assert line.startswith(f"depth frame 3 ({folder / '0003.png'}) has a value <= 0 (0)"), line
+    assert "finished so far are in" in line
+
+
+@pytest.mark.parametrize("near_far, value, metres", [((0.5, 20.0), -0.125, "-1.9375"),
+                                                     ((20.0, 0.5), 1.5, "-9.25")])
+def test_a_normalised_pass_is_scanned_in_its_metres(tmp_path, rng, near_far, value, metres):
+    """--depth-range NEAR,FAR: metres grow with the stored values (a chunk's least bounds
+    them) or, far nearer than near, shrink (each chunk's metres made)."""
+    depth = rng.uniform(0.0, 1.0, (N, H, W)).astype(np.float32)
+    depth[4, 2, 3] = value
+    np.save(tmp_path / "d.npy", depth)
+    with pytest.raises(InputError) as e:
+        depth_pass.depth_for(str(tmp_path / "d.npy"), near_far, False, (W, H), N,
+                             lambda d: Lens(2.0, 2.8))
+    assert str(e.value) == (f"depth frame 4 ({tmp_path / 'd.npy'}) has a value <= 0 "
+                            f"({metres}) at pixel (x=3, y=2){POSITIVE}")
