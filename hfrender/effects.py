@@ -290,8 +290,9 @@ def _motion_planes(hyperframe: HyperFrame, weights: WindowWeights,
                          f"{'velocity' if hyperframe.velocity is None else 'depth'} plane")
     shape = tuple(hyperframe.frames.shape[:3]) + (2,)
     if tuple(hyperframe.velocity.shape) != shape:
-        raise InputError(f"hyperframe.velocity has shape {tuple(hyperframe.velocity.shape)}; "
-                         f"expected {shape}")
+        got = tuple(hyperframe.velocity.shape)
+        raise InputError(f"hyperframe.velocity has shape {got}; expected {shape}"
+                         + validate.channels_last_hint(got, [shape], "hyperframe.velocity"))
     return spans, hyperframe.velocity
 
 

@@ -116,8 +116,10 @@ def _velocity(velocity: Any, size: tuple[int, int, int], most: float | None = No
         arr = arr[None]
     if arr is None or arr.shape != want:
         got = "not numbers" if arr is None else f"shape {arr.shape}"
+        hint = "" if arr is None else validate.channels_last_hint(
+            arr.shape, [want, want[1:]] if n == 1 else [want], "velocity")
         raise InputError(f"velocity has {got}; expected {want} (or {want[1:]} for one frame): "
-                         "pixels a frame, x to the right and y down")
+                         f"pixels a frame, x to the right and y down{hint}")
     if not np.isfinite(arr).all():
         where = tuple(int(i) for i in np.argwhere(~np.isfinite(arr))[0])[single:]
         raise InputError(f"velocity has a NaN or inf at index {where}; it must be finite "

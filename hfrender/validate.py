@@ -235,6 +235,17 @@ def _resize_hint(shape: tuple, want: tuple) -> str:
             "hard edges), as hfrender fx --depth-resize does")
 
 
+def channels_last_hint(shape: tuple, wants: list[tuple], name: str) -> str:
+    """Where ``shape`` is one of ``wants`` (shapes taken, channels last: velocity's
+    (N, H, W, 2)) with its channels before the rows (a tensor's (N, 2, H, W), (2, H, W)):
+    the np.moveaxis that puts them last; else ""."""
+    for want in wants:
+        if len(want) >= 3 and tuple(shape) == want[:-3] + want[-1:] + want[-3:-1]:
+            return (f"; channels first: np.moveaxis({name}, {0 if len(want) == 3 else -3}, "
+                    "-1) puts them last")
+    return ""
+
+
 def focus_note(depth: Any, focus_distance: float, name: str = "depth",
                focal_m: float = 0.0, sky_blur_px: float | None = None) -> str | None:
     """A warning when the focus plane lies nearer than every value of ``depth`` (metres,

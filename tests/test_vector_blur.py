@@ -192,6 +192,8 @@ def test_straight_alpha_keeps_a_transparent_pixels_colour_out_of_the_streak() ->
     assert hf.vector_blur(f, v, premultiplied=False, out=out) is out
     assert np.array_equal(out[TOP + 3], row)
     assert np.array_equal(out, hf.vector_blur(f[None], v, premultiplied=False)[0])
+
+
 def crossing_bars(rng: np.random.Generator, speed: float = 40.4, back: float = 40.4
                   ) -> tuple[np.ndarray, np.ndarray, np.ndarray, int]:
     """Two bars of seeded colours, 22 px wide and 10 rows tall, one pixel apart on
@@ -242,3 +244,42 @@ def test_crossing_streaks_without_depth_share_the_light_as_a_shutter_sees_them()
     for row in (3, 8, 12):
         got = hf.vector_blur(f, v, shutter=360, backend="cpu")[row, gap]
         np.testing.assert_allclose(got, want, rtol=0, atol=0.01)
+
+
+def test_channels_first_velocity_is_told_the_moveaxis_that_fixes_it() -> None:
+    """(2, H, W) and (N, 2, H, W), a tensor's channels-first layout, were refused with the
+    shape expected but not how to get it; the line now names the np.moveaxis (another shape
+    that is no such transposition is told the shape alone)."""
+    f, v, d = square(10, 0)
+    expected = "pixels a frame, x to the right and y down"
+    with pytest.raises(InputError) as err:
+        hf.vector_blur(f, np.moveaxis(v, -1, 0), d, backend="cpu")
+    assert str(err.value) == (f"velocity has shape (2, {H}, {W}); expected (1, {H}, {W}, 2) "
+                              f"(or ({H}, {W}, 2) for one frame): {expected}; channels first: "
+                              "np.moveaxis(velocity, 0, -1) puts them last")
+    two = np.stack([v, v])
+    with pytest.raises(InputError) as err:
+        hf.vector_blur(np.stack([f, f]), np.moveaxis(two, -1, 1), np.stack([d, d]),
+                       backend="cpu")
+    assert str(err.value) == (f"velocity has shape (2, 2, {H}, {W}); expected (2, {H}, {W}, 2)"
+                              f" (or ({H}, {W}, 2) for one frame): {expected}; channels "
+                              "first: np.moveaxis(velocity, -3, -1) puts them last")
+    with pytest.raises(InputError) as err:
+        hf.vector_blur(f, np.zeros((2, W, H)), d, backend="cpu")
+    assert str(err.value).endswith(f"{expected}")
+    np.testing.assert_array_equal(
+        hf.vector_blur(f, np.moveaxis(np.moveaxis(v, -1, 0), 0, -1), d, backend="cpu"),
+        hf.vector_blur(f, v, d, backend="cpu"))  # (the hint's own call gives it back)
+
+
+def test_a_hyperframe_s_channels_first_velocity_is_told_the_moveaxis_too() -> None:
+    n, h, w = 2, 6, 8
+    t = np.arange(n, dtype=np.float64)
+    hyper = hf.HyperFrame(np.zeros((n, h, w, 3), np.float32), np.ones((n, h, w), np.float32),
+                          t, np.zeros((n, 2, h, w), np.float32))
+    with pytest.raises(InputError) as err:
+        hf.fuse(hyper, hf.WindowWeights(np.arange(n), np.ones((n, 1))),
+                shutter=np.stack([t - 0.25, t + 0.25], axis=1), backend="cpu")
+    assert str(err.value) == (f"hyperframe.velocity has shape ({n}, 2, {h}, {w}); expected "
+                              f"({n}, {h}, {w}, 2); channels first: "
+                              "np.moveaxis(hyperframe.velocity, -3, -1) puts them last")
