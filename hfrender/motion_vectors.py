@@ -9,7 +9,8 @@ nearer surface winning (surfaces at one depth moving differently blended:
 :mod:`~hfrender.backends.cpu.recon_ties`); what a moving surface uncovers is filled from
 the still pixels behind it. Outliers (at most 0.1% of the moving pixels, each over 4 times
 faster than every other one and moving over 64 px in the shutter) are drawn on their own,
-in front of the other moving pixels, at the cost of their own streaks
+behind what is nearer (with depth; else over the other moving pixels), at the cost of
+their own streaks
 (:mod:`~hfrender.backends.cpu.recon_fast`); ``max_length`` clamps vectors.
 """
 

@@ -384,17 +384,18 @@ def test_crossing_streaks_at_equal_depth_blend_on_the_device_as_the_cpu(launched
     assert "hf_rc_ties" in names
 
 
-@pytest.mark.parametrize("n", [1, 3])
-def test_outliers_are_drawn_on_their_own_as_the_cpu(launched, rng, n):
+@pytest.mark.parametrize("n, near", [(1, 0.25), (3, 0.25), (1, 3.5), (3, 3.5)])
+def test_outliers_are_drawn_on_their_own_as_the_cpu(launched, rng, n, near):
     """A pixel per sub-frame far faster than the rest (recon_fast.outliers): left out of the
-    kernels' splatting, its streak drawn over the cell by the same array code as the CPU's."""
+    kernels' splatting, its streak drawn over the cell by the same array code as the CPU's;
+    nearest (0.25 m), or behind the moving squares (3.5 m: hidden where they are)."""
     dev, _ = launched
     frames, depth, velocity = scene(rng, n, np.float32)
     times, ww, spans = one_window(n)
     for j in range(n):
         y, x = int(rng.integers(0, H)), int(rng.integers(0, W))
         velocity[j, y, x] = rng.uniform(-1, 1, 2) * 2e3 + (9e3, 0)  # 150 px over the shutter
-        depth[j, y, x] = 0.25
+        depth[j, y, x] = near
         moving = np.hypot(velocity[j, ..., 0], velocity[j, ..., 1]) > 0
         fast, _ = recon_fast.outliers(np, velocity[j], moving, 1 / 60)
         assert fast.tolist() == [y * W + x]

@@ -10,8 +10,10 @@ every other one and moving more than :data:`OUTLIER_PX` over the shutter) leave 
 splatting: the times are the rest's, and the outliers' places are holes like any moving
 pixel's (what is behind them shows). Each outlier is drawn over its cell's picture on its
 own (:func:`streaks`): a pixel a step along its path (its streak clipped to the frame
-first), weighing 1 / steps, in front of every moving surface and of still ones behind it
-(depth), ``C + (1 - A) * picture`` where it covers ``A`` of the cell (:func:`over`). Its
+first), weighing 1 / steps, where it is nearer than the still picture and than the
+sub-frame's other moving surfaces where they are at its time (:func:`cover`; one as near
+covers no outlier: without depth, what moves is one layer, the outliers laid over it),
+``C + (1 - A) * picture`` where it covers ``A`` of the cell (:func:`over`). Its
 cost is its own streak. A sub-frame without outliers is reconstructed as before, bit for
 bit; a split one, bit for bit away from its outliers' streaks and holes. Both backends call
 these with their array module.
@@ -67,17 +69,27 @@ def _span(xp: Any, p0: Any, v: Any, lo: float, hi: float, size: int) -> tuple[An
     return xp.maximum(t0, lo), xp.minimum(t1, hi)
 
 
-def streaks(xp: Any, fast: Any, frame: tuple[Any, Any, Any], base_d: Any, cell: tuple,
+def cover(xp: Any, base_d: Any, depth: Any, splat: Any) -> Any:
+    """The depth (H, W) a step of an outlier's streak must be nearer than to be drawn: the
+    still picture's (``base_d``: what shows behind the moving pixels; holes infinite), and
+    where the sub-frame's other moving surfaces are at its time (``splat``: moving, no
+    outlier; ``depth`` the sub-frame's) theirs, a float step farther (equal depths: the
+    outlier in front). A slow surface's edges are where they are at the sub-frame's time
+    (the reconstruction keeps no depth): off by its motion over the cell at most."""
+    farther = xp.nextafter(depth, np.float32(np.inf))
+    return xp.where(splat.astype(bool), xp.minimum(base_d, farther), base_d)
+
+
+def streaks(xp: Any, fast: Any, frame: tuple[Any, Any, Any], cover_d: Any, cell: tuple,
             shift: tuple[float, float] = (0.0, 0.0)) -> tuple[Any, Any, Any] | None:
     """The outliers ``fast`` of a sub-frame (``frame``: its linear colour (H, W, C), depth
     and velocity) drawn over its cell ``cell = (lo, hi, t)`` (seconds; ``t`` its time): a
     landing every :data:`STEP_PX` of its travel at most, at the middles of equal parts of
     the cell, weighing 1 / their number, split bilinearly over the four pixels around it
     (so a streak of whole-pixel steps is even: rounding made it dotted where steps fell on
-    half pixels), on each where it is nearer than ``base_d`` (the still picture's depth;
-    holes infinite). Returns (the pixels landed
-    on, flat and distinct; the colour (n, C) and the cover (n,) summed there, float64), or
-    None where nothing lands."""
+    half pixels), on each where it is nearer than ``cover_d`` (:func:`cover`). Returns (the
+    pixels landed on, flat and distinct; the colour (n, C) and the cover (n,) summed there,
+    float64), or None where nothing lands."""
     lin, depth, velocity = frame
     lo, hi, t = cell
     h, w, c = lin.shape
@@ -103,7 +115,7 @@ def streaks(xp: Any, fast: Any, frame: tuple[Any, Any, Any], base_d: Any, cell: 
     dt = lo - t + (i + 0.5) / steps[owner] * (hi - lo)
     pix, owner, weight = _bilinear(xp, (ys[owner] + v[owner, 1] * dt,
                                         xs[owner] + v[owner, 0] * dt), owner,
-                                   depth.reshape(-1)[fast], base_d.reshape(-1), (h, w))
+                                   depth.reshape(-1)[fast], cover_d.reshape(-1), (h, w))
     weight /= steps[owner]
     if not pix.size:
         return None
@@ -115,11 +127,11 @@ def streaks(xp: Any, fast: Any, frame: tuple[Any, Any, Any], base_d: Any, cell: 
     return where, sums, cover
 
 
-def _bilinear(xp: Any, place: tuple[Any, Any], owner: Any, near: Any, base_d: Any,
+def _bilinear(xp: Any, place: tuple[Any, Any], owner: Any, near: Any, cover_d: Any,
               size: tuple[int, int]) -> tuple[Any, Any, Any]:
     """Landings at ``place`` (y, x) split over the four pixels around each, those in the
     frame where the landing's outlier (``owner``, its depth in ``near``) is nearer than
-    ``base_d``: (pixel, owner, bilinear weight) per tap."""
+    ``cover_d``: (pixel, owner, bilinear weight) per tap."""
     h, w = size
     py, px = place
     fy, fx = xp.floor(py), xp.floor(px)
@@ -130,7 +142,7 @@ def _bilinear(xp: Any, place: tuple[Any, Any], owner: Any, near: Any, base_d: An
                         (fy + 1, fx, wy * (1 - wx)), (fy + 1, fx + 1, wy * wx)):
         pix = (xp.clip(ty, 0, h - 1) * w + xp.clip(tx, 0, w - 1)).astype(np.int64)
         ok = (ty >= 0) & (ty < h) & (tx >= 0) & (tx < w) & (tap > 0)
-        ok &= near < base_d[pix]
+        ok &= near < cover_d[pix]
         pixs.append(pix[ok])
         owners.append(owner[ok])
         weights.append(tap[ok])

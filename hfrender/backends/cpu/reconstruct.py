@@ -45,7 +45,7 @@ import numpy as np
 from hfrender.backends.cpu.blur import scratch
 from hfrender.backends.cpu.color import Transfer
 from hfrender.backends.cpu.recon_cells import STILL_PX, cells, frame_speeds, half_steps
-from hfrender.backends.cpu.recon_fast import outliers, over, streaks
+from hfrender.backends.cpu.recon_fast import cover, outliers, over, streaks
 from hfrender.backends.cpu.recon_fill import fill, reach
 from hfrender.backends.cpu.recon_frame import Frame as _Frame
 from hfrender.backends.cpu.recon_layer import FREE, borders, resampled, samples
@@ -285,8 +285,11 @@ def cell_picture(frames: list[_Frame], i: int, lo: float, hi: float) -> np.ndarr
         part = own.lin if steps == 0 else _half_mean(own, other, edge, steps, base)
         picture += part * np.float32(length / total)
     if len(own.fast):  # the outliers over it, each on its own (recon_fast)
-        over(np, picture, streaks(np, own.fast, (own.lin, own.depth, own.velocity), base[1],
-                                  (lo, hi, own.t), own.shift))
+        splat = own.moving.copy()
+        splat.reshape(-1)[own.fast] = False
+        over(np, picture, streaks(np, own.fast, (own.lin, own.depth, own.velocity),
+                                  cover(np, base[1], own.depth, splat), (lo, hi, own.t),
+                                  own.shift))
     return picture
 
 

@@ -48,7 +48,7 @@ from typing import Any
 import numpy as np
 
 from hfrender.backends.cpu.recon_cells import STILL_PX, cells, half_steps, moves
-from hfrender.backends.cpu.recon_fast import outliers, over, streaks
+from hfrender.backends.cpu.recon_fast import cover, outliers, over, streaks
 from hfrender.backends.cpu.recon_fill import reach
 from hfrender.backends.cpu.recon_layer import inner
 from hfrender.backends.cpu.reconstruct import CHUNK_ELEMS
@@ -223,7 +223,8 @@ def _cell(dev: Device, st: _Frames, ordered: list[int], i: int, lo: float, hi: f
                     F32(length / total), I64(h * w * c), picture))
     if st.fast[own].size:  # the outliers over it, each on its own (recon_fast)
         over(xp, picture, streaks(xp, st.fast[own], (st.lin[own], st.depth[own],
-                                                     st.velocity[own]), base_d,
+                                                     st.velocity[own]),
+                                  cover(xp, base_d, st.depth[own], st.splat[own]),
                                   (lo, hi, t_own), tuple(st.shift[own])))
 
 
