@@ -30,13 +30,14 @@ def vector_shutter(value: object, spell: Spelling = KEYWORD) -> float:
 def vector_max_length(value: object, spell: Spelling = KEYWORD) -> float | None:
     """A motion-vector blur's ``max_length``: None (no clamp) or pixels a frame, a finite
     number > 0, each longer vector clamped to it keeping its direction (Blender's Max
-    Speed); else the one line every caller says (``spell`` as :func:`vector_shutter`)."""
+    Speed); else the one line every caller says (``spell`` as :func:`vector_shutter`:
+    ``max_length=0``, ``--max-length 0``, a jobs file's ``max-length = 0``)."""
     if value is None:
         return None
     px = None if isinstance(value, bool) else validate.real_array(validate.scalar(value))
     if px is None or px.ndim or not np.isfinite(px) or not float(px) > 0:
         raise about(InputError, "max_length", value, " must be pixels a frame, a number > 0 "
-                    "(each longer vector clamped to it), or None: no clamp",
+                    "(each longer vector clamped to it); no clamp: leave it out",
                     head=spell.said("max_length", validate.scalar(value)))
     return float(px)
 

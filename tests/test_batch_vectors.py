@@ -104,6 +104,33 @@ def test_a_vectors_job_makes_fx_vectors_frames_and_runs_again_on_changed_vectors
     assert np.array_equal(frames(shots / "out" / "v")[1], frames(shots / "again")[1])
 
 
+def test_max_length_goes_to_the_vector_jobs_as_shutter_does(shots, capsys):
+    """[defaults]' max-length (or --max-length after the file) to the vector job alone, its
+    frames fx --vectors --max-length's (was: 'unknown field max-length'); a change of it
+    makes the job again."""
+    path = jobs_file(shots, "max-length = 4\n")
+    v, m = load_jobs(path, {})
+    assert (v.options["max_length"], "max_length" in m.options) == (4, False)
+    assert (v.fx_settings().max_length, m.fx_settings().max_length) == (4.0, None)
+    v, m = load_jobs(path, {"max_length": 2.5})
+    assert (v.options["max_length"], "max_length" in m.options) == (2.5, False)
+    for typed in ("0", "far"):  # after the file: the flag's one line, for the vector job
+        assert main(["batch", str(path), "--max-length", typed]) == 2
+        assert capsys.readouterr().err == (
+            f"hfrender: error: on the command line, for job 'v': --max-length {typed} must "
+            "be pixels a frame, a number > 0 (each longer vector clamped to it); no clamp: "
+            "leave it out\n")
+    assert statuses(shots, capsys) == {"v": "done", "m": "done"}
+    assert main(["fx", str(shots / "frames/%04d.png"), "--vectors", str(shots / "vec/%04d.exr"),
+                 "--shutter", "270", "--max-length", "4", "--fps", "24", "-q", "-o",
+                 str(shots / "direct" / "%04d.png")]) == 0
+    made, direct = frames(shots / "out" / "v"), frames(shots / "direct")
+    assert all(np.array_equal(a, b) for a, b in zip(made, direct, strict=True))
+    jobs_file(shots)  # no clamp: the vectors up to 8 px a frame, another picture
+    assert statuses(shots, capsys) == {"v": "done", "m": "up-to-date"}
+    assert not np.array_equal(frames(shots / "out" / "v")[2], direct[2])
+
+
 def test_depth_defaults_leave_out_jobs_without_a_depth_pass(shots):
     """[defaults] depth-kind = "disparity", depth-zero-is-sky, f-stop ... are a depth
     pass's: a motion blur alone or a vectors job takes none (was: '[defaults], for job 'm':
@@ -126,10 +153,14 @@ def test_depth_defaults_leave_out_jobs_without_a_depth_pass(shots):
     ("", 'depth-range = "1,5"\n', "job 'm': depth-range needs depth"),
     ("shutter = 800\n", "", "job 'v': shutter = 800 must be degrees in (0, 720] (180: half a "
      "frame's motion, 360: all of it)"),
+    ("", "max-length = 5\n", "job 'm': max-length = 5 applies only with vectors (motion blur "
+     "from motion vectors: the longest vector it takes)"),
+    ("max-length = 0\n", "", "job 'v': max-length = 0 must be pixels a frame, a number > 0 "
+     "(each longer vector clamped to it); no clamp: leave it out"),
     ("gone/%04d.exr", "", "job 'v': --vectors {root}/gone/%04d.exr: no such file or EXR "
      "sequence (give the frames holding the motion vectors, e.g. frames/%04d.exr)"),
 ], ids=["shutter", "vectors-and-motion-blur", "zero-is-sky", "resize", "range", "wide",
-        "missing"])
+        "max-length-alone", "max-length-0", "missing"])
 def test_a_jobs_wrong_keys_are_one_line_naming_them(shots, capsys, v, m, said):
     """Said in the file's keys (was the flags: '--depth-zero-is-sky needs --depth'), before
     any job runs, nothing written."""

@@ -18,6 +18,10 @@ from hfrender.shutter_curve import SHUTTER
 
 H, W = 12, 16
 SHUTTER_RANGE = " must be degrees in (0, 720] (180: half a frame's motion, 360: all of it)"
+MAX_LENGTH = (" must be pixels a frame, a number > 0 (each longer vector clamped to it); no "
+              "clamp: leave it out")
+ONLY_VECTORS = (" applies only with {v} (motion blur from motion vectors: the longest vector "
+                "it takes)")
 PIXEL_FORM = (" must be {form}, two whole numbers >= 0: the pixel's column and row from the "
               "top left corner (e.g. {eg})")
 FLAG_FORM = PIXEL_FORM.format(form="X,Y", eg="320,180")
@@ -76,6 +80,35 @@ def test_a_shutter_out_of_range_is_said_alike_everywhere(shot, capsys, rng, type
     with pytest.raises(hf.InputError) as e:
         hf.vector_blur(frame, np.zeros((H, W, 2), np.float32), shutter=value)
     assert str(e.value) == f"shutter={value:g}{SHUTTER_RANGE}"
+
+
+@pytest.mark.parametrize("typed", ["0", "-3", "nan", "inf"])
+def test_a_max_length_out_of_range_is_said_alike_everywhere(shot, capsys, rng, typed):
+    """--max-length, a jobs file's max-length, FxSettings and hf.vector_blur(max_length=):
+    one check (shutter_curve.vector_max_length), each naming the value as given."""
+    value = float(typed)
+    assert cli_line(capsys, "--vectors", "v/%04d.exr", "--max-length", typed) == \
+        f"--max-length {typed}{MAX_LENGTH}"
+    assert job_line(shot, f'vectors = "v/%04d.exr"\nmax-length = {typed}') == \
+        f"max-length = {typed}{MAX_LENGTH}"
+    with pytest.raises(hf.InputError) as e:
+        FxSettings(vectors="v/%04d.exr", max_length=value, workers=1)
+    assert str(e.value) == f"--max-length {value:g}{MAX_LENGTH}"
+    frame = rng.integers(0, 256, (H, W, 3), dtype=np.uint8)
+    with pytest.raises(hf.InputError) as e:
+        hf.vector_blur(frame, np.zeros((H, W, 2), np.float32), max_length=value)
+    assert str(e.value) == f"max_length={value:g}{MAX_LENGTH}"
+
+
+def test_a_max_length_without_vectors_is_said_alike_everywhere(shot, capsys):
+    """As --shutter: a frame-blending (or depth) run has no vectors to clamp."""
+    assert cli_line(capsys, "--motion-blur", "2", "--max-length", "5") == \
+        "--max-length 5" + ONLY_VECTORS.format(v="--vectors")
+    assert job_line(shot, "motion-blur = 2\nmax-length = 5") == \
+        "max-length = 5" + ONLY_VECTORS.format(v="vectors")
+    with pytest.raises(hf.InputError) as e:
+        FxSettings(window=2, max_length=5.0, workers=1)
+    assert str(e.value) == "--max-length 5" + ONLY_VECTORS.format(v="--vectors")
 
 
 def test_the_default_shutter_is_one_constant_said_in_the_help_and_the_docs(shot, capsys,
@@ -141,6 +174,7 @@ def test_a_focus_pixel_outside_the_frames_is_said_alike_everywhere(shot, capsys,
     (["--motion-blur", "2", "--stride", "x"], "--stride x: must be a whole number of frames "
      ">= 1"),
     (["--vectors", "v/%04d.exr", "--shutter", "wide"], f"--shutter wide{SHUTTER_RANGE}"),
+    (["--vectors", "v/%04d.exr", "--max-length", "far"], f"--max-length far{MAX_LENGTH}"),
     (["--depth", "d.npy", "--f-stop", "x", "--focus-distance", "1"], "--f-stop x must be a "
      "finite number > 0"),
     (["--depth", "d.npy", "--f-stop", "2", "--focus-distance", "far"], "--focus-distance far "
@@ -160,3 +194,21 @@ def test_a_flag_that_is_no_number_is_said_as_its_range_is(shot, capsys, flags, s
     argparse's "argument --shutter: invalid float value: 'wide'", what it takes unsaid;
     --max-blur x "(no cap: None)", a Python word, and no cap at all)."""
     assert cli_line(capsys, *flags) == said
+
+
+def test_a_resume_names_a_changed_max_length_and_takes_an_older_run_without_it(tmp_path):
+    """fx --resume compares the settings: --max-length is one of them (``max-length unset
+    -> 3``); unclamped it is left out, so a run interrupted before the flag was goes on."""
+    from hfrender.io import resume, segments
+
+    before = FxSettings(vectors="v/%04d.exr", workers=1).output_settings()
+    assert "max_length" not in before  # (what a manifest held before --max-length)
+    clamped = FxSettings(vectors="v/%04d.exr", max_length=3, workers=1).output_settings()
+    assert clamped["max_length"] == 3.0
+    out = str(tmp_path / "o.mp4")
+    segments.Manifest(before, 10, 5, 0).begin(segments.work_dir(out))
+    assert resume.resume_from(out, dict(before), "run")[0] == 0
+    with pytest.raises(hf.InputError) as e:
+        resume.resume_from(out, clamped, "run")
+    assert str(e.value) == ("--resume: the settings changed since the interrupted run "
+                            "(max-length unset -> 3); run without --resume to start over")

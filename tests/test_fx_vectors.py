@@ -94,6 +94,21 @@ def test_a_square_moving_up_right_streaks_up_right(tmp_path, planes):
     assert out[18, 36] > 0.23 and out[18, 27] == pytest.approx(0.2)  # up-right, not up-left
 
 
+def test_max_length_clamps_the_vectors_as_the_library(tmp_path):
+    """fx --vectors --max-length 3: the square's 7,7 px vectors (9.9 px) cut to 3 px, the
+    frame hf.vector_blur(max_length=3) makes (was: no such flag); unclamped, another."""
+    src = square_exr(tmp_path, "in.exr", {"forward.u": 7.0, "forward.v": 7.0})
+    assert main(["fx", str(src), "--vectors", str(src), "--max-length", "3", "-o",
+                 str(tmp_path / "o" / "%04d.exr"), "-q"]) == 0
+    out = read_exr(tmp_path / "o" / "0000.exr")[..., 0]
+    vel = np.broadcast_to(np.where((read_exr(src)[..., :1] > 0.5), np.float32([7, -7]),
+                                   np.float32(0)), (48, 64, 2))
+    want = hf.vector_blur(read_exr(src), vel, backend="cpu", max_length=3)[..., 0]
+    np.testing.assert_allclose(out, want, atol=1e-6)
+    free = hf.vector_blur(read_exr(src), vel, backend="cpu")[..., 0]
+    assert np.abs(free - want).max() > 0.1 and out[16, 38] == pytest.approx(0.2)
+
+
 def test_z_beside_the_vectors_orders_the_streaks(tmp_path):
     """A still post nearer than the moving square: kept sharp with the file's Z."""
     rgb = np.full((48, 64), 0.2, np.float32)

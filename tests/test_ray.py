@@ -402,19 +402,23 @@ def test_fx_vectors_on_ray_sends_the_vectors_and_is_the_local_fx_bit_for_bit(
                            "type": OpenEXR.scanlineimage}, planes) as f:
             f.write(str(tmp_path / "vec" / f"{i + 1001:04d}.exr"))
     settings = FxSettings(vectors=str(tmp_path / "vec" / "%04d.exr"), shutter=270.0,
-                          backend="cpu")
+                          max_length=3.0, backend="cpu")  # (up to 8.9 px a frame: clamped)
     job = ClusterFx(str(clip), str(tmp_path / "ray.mp4"), settings).prepare()
     (tmp_path / "vec").rename(tmp_path / "away")
     stats = job.run()
     assert (stats.frames, stats.segments_reused) == (30, 0)
     assert main(["fx", str(clip), "--vectors", str(tmp_path / "away" / "%04d.exr"),
-                 "--shutter", "270", "--backend", "cpu", "-o", str(tmp_path / "local.mp4"),
-                 "--quiet"]) == 0
+                 "--shutter", "270", "--max-length", "3", "--backend", "cpu", "-o",
+                 str(tmp_path / "local.mp4"), "--quiet"]) == 0
     assert (tmp_path / "ray.mp4").read_bytes() == (tmp_path / "local.mp4").read_bytes()
     plain = tmp_path / "plain.mp4"
     assert main(["fx", str(clip), "--vectors", str(tmp_path / "away" / "%04d.exr"),
                  "--shutter", "1", "--backend", "cpu", "-o", str(plain), "--quiet"]) == 0
     assert plain.read_bytes() != (tmp_path / "local.mp4").read_bytes()  # it did blur
+    free = tmp_path / "free.mp4"  # unclamped: another video (the workers clamped too)
+    assert main(["fx", str(clip), "--vectors", str(tmp_path / "away" / "%04d.exr"),
+                 "--shutter", "270", "--backend", "cpu", "-o", str(free), "--quiet"]) == 0
+    assert free.read_bytes() != (tmp_path / "local.mp4").read_bytes()
 
 
 @pytest.mark.parametrize("output", ["new/g.mp4", "new/seq/%03d.png"])

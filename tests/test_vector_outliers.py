@@ -123,6 +123,7 @@ def test_bad_max_length_is_one_line(value: object) -> None:
         hf.vector_blur(f, v, max_length=value, backend="cpu")
     said = str(err.value)
     assert "\n" not in said and said.startswith("max_length=") and "pixels a frame" in said
+    assert said.endswith("no clamp: leave it out")
 
 
 def bar_scene(outlier_depth: float, seed: int = 5) -> tuple[np.ndarray, ...]:

@@ -66,6 +66,9 @@ def add_parser(sub: argparse._SubParsersAction, encoder_options: Any,
     g.add_argument("--shutter", type=number(float), default=None, metavar="DEG",
                    help="with --vectors: degrees the shutter is open, centred on each frame "
                         f"({SHUTTER:g})")
+    g.add_argument("--max-length", type=number(float), default=None, metavar="PX",
+                   help="with --vectors: clamp longer vectors to PX pixels a frame, keeping "
+                        "their direction (default: no clamp)")
     g.add_argument("--gamma-space", action="store_true",
                    help="blend code values as ffmpeg tmix does, the depth of field's too "
                         "(default: linear light)")
@@ -169,7 +172,8 @@ def _settings(args: argparse.Namespace):  # noqa: ANN202 - an FxSettings
     from hfrender.engine.fx_settings import check_needs, parse_range
 
     lens = _lens(args)
-    check_needs({"shutter": args.shutter, "vectors": args.vectors}, FLAG.name)  # (as given:
+    check_needs({"shutter": args.shutter, "max_length": args.max_length,  # (as given:
+                 "vectors": args.vectors}, FLAG.name)
     # FxSettings takes --shutter 180 alone for its default)
     if lens is None and args.motion_blur is None and args.vectors is None:
         raise ConfigError("nothing to do: give --motion-blur N (or --vectors VECTORS) and/or "
@@ -184,7 +188,7 @@ def _settings(args: argparse.Namespace):  # noqa: ANN202 - an FxSettings
                       None if args.depth_range is None else parse_range(args.depth_range,
                                                                         "--depth-range"),
                       _or(args.depth_kind, "distance"), args.focus_disparity, args.max_blur,
-                      args.vectors, _or(args.shutter, SHUTTER))
+                      args.vectors, _or(args.shutter, SHUTTER), args.max_length)
 
 
 def cmd_fx(args: argparse.Namespace) -> int:

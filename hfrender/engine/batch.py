@@ -83,10 +83,11 @@ FX_OPTIONS: dict[str, Any] = {
     "motion_blur": int, "stride": int, "weights": str, "gamma_space": bool, "depth": str,
     "depth_scale": float, "depth_zero_is_sky": bool, "focus_distance": float,
     "focus_pixel": str, "depth_resize": str, "depth_range": str, "f_stop": float,
-    "focal_length_mm": float, "sensor_width_mm": float, "max_coc_px": float, "aperture_blades": int,
-    "dof_method": str, "backend": str, "codec": str, "fps": float, "depth_kind": str,
-    "focus_disparity": float, "max_blur": float, "vectors": str, "shutter": float,
-    "workers": (int, AUTO), "crf": int, "preset": str, "bitrate": (str, int), "pix_fmt": str,
+    "focal_length_mm": float, "sensor_width_mm": float, "max_coc_px": float,
+    "aperture_blades": int, "dof_method": str, "backend": str, "codec": str, "fps": float,
+    "depth_kind": str, "focus_disparity": float, "max_blur": float, "vectors": str,
+    "shutter": float, "max_length": float, "workers": (int, AUTO), "crf": int, "preset": str,
+    "bitrate": (str, int), "pix_fmt": str,
 }
 JOB_KEYS = ("name", "scene", "scene_class", "input", "output")
 STATUSES = ("done", "up-to-date", "resumed", "failed", "interrupted", "not run")
@@ -128,7 +129,7 @@ class BatchJob:
                              not o.get("gamma_space", False), o.get("depth"),
                              o.get("depth_scale", 1.0), lens, o.get("backend"),
                              o.get("codec"), o.get("fps"), o.get("workers", AUTO), resume,
-                             o.get("dof_method", "fast"),
+                             o.get("dof_method", "fast"), max_length=o.get("max_length"),
                              **{k: o.get(k) for k in ("crf", "preset", "bitrate", "pix_fmt")},
                              depth_zero_is_sky=o.get("depth_zero_is_sky", False),
                              focus_pixel=o.get("focus_pixel"),

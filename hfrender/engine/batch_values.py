@@ -13,6 +13,8 @@ from hfrender.disparity import DISPARITY_ONLY, NOT_WITH_DISPARITY
 from hfrender.engine.batch_paths import option_name, spelt
 from hfrender.errors import InputError, as_given, as_typed, toml_said
 
+VECTORS_ONLY = ("shutter", "max_length")  # an fx job's keys for motion vectors alone
+
 
 def typed(where: str, key: str, value: Any, want: Any, typed_there: bool = False) -> Any:
     """``value`` of the type ``want`` (ints are floats where a float is asked; a str is
@@ -65,23 +67,25 @@ def _typed_text(value: Any) -> str:
 
 def fx_tables(tables: tuple[dict, dict, dict]) -> tuple[dict, ...]:
     """An fx job's ``[defaults]``, own table and options after the jobs file as it takes
-    them: :func:`fx_defaults`, and the command line's ``--shutter`` (the renders') for a job
-    with motion vectors alone (was: refused, '--shutter 90 applies only with vectors')."""
+    them: :func:`fx_defaults`, and the command line's ``--shutter`` (the renders') and
+    ``--max-length`` for a job with motion vectors alone (was: refused, '--shutter 90
+    applies only with vectors')."""
     defaults, entry, overrides = tables
     taken = fx_defaults(defaults, entry, overrides)
     vectors = any(t.get("vectors") is not None for t in (overrides, entry, taken))
-    return (taken, entry, {k: v for k, v in overrides.items() if vectors or k != "shutter"})
+    return (taken, entry, {k: v for k, v in overrides.items()
+                           if vectors or k not in VECTORS_ONLY})
 
 
 def fx_defaults(defaults: dict, entry: dict, overrides: dict) -> dict:
     """The jobs file's ``[defaults]`` as an fx job takes them: those that apply to it, each
     said of the job as the command line's, its own, else [defaults]': a job with motion
     vectors takes no motion-blur, stride or depth, and a job without takes no shutter (the
-    renders'); a job without a depth pass none of a depth pass's options; and of those, the
-    keys of its own depth kind: a metre job's lens and depth-scale not for a disparity job,
-    max-blur and focus-disparity not for a metre job (was: forced on it, and refused, so
-    one file could not hold both). A job's own key, or the command line's, that does not
-    apply is refused."""
+    renders') or max-length; a job without a depth pass none of a depth pass's options;
+    and of those, the keys of its own depth kind: a metre job's lens and depth-scale not
+    for a disparity job, max-blur and focus-disparity not for a metre job (was: forced on
+    it, and refused, so one file could not hold both). A job's own key, or the command
+    line's, that does not apply is refused."""
     from hfrender.engine.fx_settings import DEPTH_OPTIONS
 
     def given(key: str, tables: tuple = (defaults, entry, overrides)) -> Any:
@@ -89,7 +93,7 @@ def fx_defaults(defaults: dict, entry: dict, overrides: dict) -> dict:
                      if option_name(k) == key), None)
 
     vectors = given("vectors") is not None
-    left = {"motion_blur", "stride", "depth"} if vectors else {"shutter"}
+    left = {"motion_blur", "stride", "depth"} if vectors else set(VECTORS_ONLY)
     if given("depth", (entry, overrides) if vectors else (defaults, entry, overrides)) is None:
         left.update(DEPTH_OPTIONS)  # (a motion blur alone: was "[defaults], for job 'shot':
     kind = given("depth_kind", (entry, overrides) if "depth_kind" in left else  # depth-kind

@@ -68,7 +68,7 @@ class FxFusion:
                 log.warning("%s", note)
         if s.vectors is not None:  # one frame a window, blurred along its vectors
             res = vector_blur(span, hyper.velocity[lo:hi], None if hyper.depth is None else
-                              hyper.depth[lo:hi], shutter=s.shutter,
+                              hyper.depth[lo:hi], shutter=s.shutter, max_length=s.max_length,
                               linear_light=s.linear_light, backend=s.backend, out=out)
         elif s.lens is None:
             res = motion_blur(span, s.window, stride=s.stride, weights=self.weights,

@@ -23,7 +23,7 @@ from hfrender.io.depth_pass import RESIZES
 from hfrender.io.encoding import Encoding
 from hfrender.lens_args import focus_at, focus_pixel, one_focus, pixel_inside
 from hfrender.optics import Lens, check_blades
-from hfrender.shutter_curve import CURVES, SHUTTER, vector_shutter
+from hfrender.shutter_curve import CURVES, SHUTTER, vector_max_length, vector_shutter
 
 LENS_OPTIONS = ("focus_distance", "f_stop", "focal_length_mm", "sensor_width_mm", "max_coc_px",
                 "aperture_blades")
@@ -88,19 +88,23 @@ def depth_lens(o: dict, name: Callable[[str], str]) -> Lens:
 
 def check_needs(o: dict, name: Callable[[str], str]) -> None:
     """What one option needs of another, for the command line and a jobs file alike: a
-    depth pass's zeros as sky, resize and range their ``depth``, ``shutter`` its ``vectors``,
-    and ``vectors`` none of the other blurs (``motion_blur``, ``stride``, ``depth``); ``o``:
-    the options by their long names (None: not given), ``name``: an option as the messages
-    name it (``--depth``, ``depth``: was a flag in a jobs file too)."""
+    depth pass's zeros as sky, resize and range their ``depth``, ``shutter`` and
+    ``max_length`` their ``vectors``, and ``vectors`` none of the other blurs
+    (``motion_blur``, ``stride``, ``depth``); ``o``: the options by their long names
+    (None: not given), ``name``: an option as the messages name it (``--depth``,
+    ``depth``: was a flag in a jobs file too)."""
     for key in ("depth_zero_is_sky", "depth_resize", "depth_range"):
         if o.get(key) not in (None, False) and o.get("depth") is None:
             raise ConfigError(f"{name(key)} needs {name('depth')}")
-    shutter, blend, stride = o.get("shutter"), name("motion_blur"), name("stride")
-    if shutter is not None and o.get("vectors") is None:  # (fx's one wording: a flag, a key)
-        raise about(ConfigError, "shutter", shutter, f" applies only with {name('vectors')} "
-                    f"(motion blur from motion vectors); fx's frame-blending shutter is "
-                    f"{blend} N and {stride} S, 360*N/S degrees ({blend} 4 and {stride} 8: "
-                    "180)", head=f"{name('shutter')} {_said(shutter)}")
+    blend, stride = name("motion_blur"), name("stride")
+    for key, why in (("shutter", f"); fx's frame-blending shutter is {blend} N and {stride} "
+                      f"S, 360*N/S degrees ({blend} 4 and {stride} 8: 180)"),
+                     ("max_length", ": the longest vector it takes)")):
+        value = o.get(key)
+        if value is not None and o.get("vectors") is None:  # (one wording: a flag, a key)
+            raise about(ConfigError, key, value, f" applies only with {name('vectors')} "
+                        f"(motion blur from motion vectors{why}", head=f"{name(key)} "
+                        f"{_said(value)}")
     for key in ("motion_blur", "stride", "depth") if o.get("vectors") is not None else ():
         if o.get(key) is not None:
             raise ConfigError(f"{name('vectors')} and {name(key)}: give one ({name('vectors')} "
@@ -150,6 +154,7 @@ class FxSettings:
     max_blur: float | None = None  # a disparity map's largest blur, px across (its 1st frame)
     vectors: str | None = None  # motion-vector EXR frames: each frame blurred along its own
     shutter: float = SHUTTER  # --vectors' shutter, degrees centred on each frame
+    max_length: float | None = None  # --vectors' longest vector, px a frame (None: no clamp)
 
     def __post_init__(self) -> None:
         Encoding.of(self)  # the encoder settings' form (the encoder's own: check_encoding)
@@ -173,7 +178,8 @@ class FxSettings:
                      "depth_resize": self.depth_resize, "depth_range": self.depth_range,
                      "vectors": self.vectors, "motion_blur": None if self.window == 1 else
                      self.window, "stride": None if self.stride == 1 else self.stride,
-                     "shutter": None if self.shutter == SHUTTER else self.shutter}, FLAG.name)
+                     "shutter": None if self.shutter == SHUTTER else self.shutter,
+                     "max_length": self.max_length}, FLAG.name)
         self._check_depth_range()
         if self.depth_resize is not None and self.depth_resize not in RESIZES:
             raise ConfigError(f"--depth-resize {self.depth_resize!r}: choose one of "
@@ -222,10 +228,12 @@ class FxSettings:
         object.__setattr__(self, "depth_range", (float(span[0]), float(span[1])))
 
     def _check_vectors(self) -> None:
-        """--vectors' shutter (:func:`hfrender.shutter_curve.vector_shutter`;
-        :func:`check_needs`: alone of the ways to blur)."""
+        """--vectors' shutter and max length (:mod:`hfrender.shutter_curve`'s
+        :func:`vector_shutter`, :func:`vector_max_length`; :func:`check_needs`: alone of
+        the ways to blur)."""
         if self.vectors is not None:
             vector_shutter(self.shutter, FLAG)
+            object.__setattr__(self, "max_length", vector_max_length(self.max_length, FLAG))
 
     def _check_disparity(self) -> None:
         check_kind(self.depth_kind, vars(self), FLAG.name)
@@ -257,8 +265,11 @@ class FxSettings:
         all but ``workers`` and ``resume``; with ``focus_pixel``, the lens's focus distance
         is each frame's own, so its stand-in is left out (unset); so is a disparity map's,
         which its --max-blur, --focus-disparity and the map give (no flag: not to be named
-        by a --resume refused)."""
+        by a --resume refused); ``max_length`` unset too (a run from before --max-length
+        goes on)."""
         fields = {k: v for k, v in asdict(self).items() if k not in ("workers", "resume")}
+        if self.max_length is None:
+            del fields["max_length"]
         if self.lens is not None and (self.focus_pixel is not None
                                       or self.depth_kind == "disparity"):
             fields["lens"]["focus_distance"] = None
