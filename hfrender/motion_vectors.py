@@ -82,12 +82,11 @@ def vector_blur(frame: Any, velocity: Any, depth: Any = None, *, shutter: float 
                              light, arr, linear_light)
         res = res[0] if single else res
         return back(res) if out is None else _into(out, res)
-    n = arr.shape[0]
     vel = _velocity(velocity, arr.shape[:3], vector_max_length(max_length), single)
     half = vector_shutter(shutter) / 720.0  # half the shutter, in frames (360 degrees a frame)
     dep = _depth(depth, vel, half, arr.shape)
-    times = np.arange(n, dtype=np.float64)
-    weights = WindowWeights(np.arange(n, dtype=np.int64), np.ones((n, 1)))
+    times = np.arange(arr.shape[0], dtype=np.float64)
+    weights = WindowWeights(np.arange(arr.shape[0], dtype=np.int64), np.ones((len(times), 1)))
     res = fuse(HyperFrame(arr, np.ascontiguousarray(dep), times, vel), weights,
                shutter=np.stack([times - half, times + half], axis=1),
                linear_light=linear_light, backend=backend,
