@@ -256,14 +256,16 @@ def untagged_matrix(described: str, size: tuple[int, int], pix_fmt: str) -> str 
     return "bt709" if w >= 1280 or h > 576 else None
 
 
-def probe_command(path: str, exe: str | None = None) -> list[str]:
+def probe_command(path: str, exe: str | None = None, fmt: str | None = None) -> list[str]:
     """ffmpeg listing the packets of the first video stream (framecrc: one line each with
     its timestamps, as the file holds them: ``-copyts``, so that the first one less the
     file's start is where the video starts against the audio; without it ffmpeg shifts
     them by a start of its own choosing, the file's or the stream's) without decoding
-    them; its log describes the streams."""
-    return [ffmpeg_exe(exe), "-hide_banner", "-nostats", "-copyts", "-i", path, "-map",
-            "0:V:0", "-c", "copy", "-f", "framecrc", "-"]
+    them; its log describes the streams. ``fmt``: the demuxer, not guessed (a segment's
+    MPEG-TS of a few frames was taken for MPEG-PS)."""
+    return [ffmpeg_exe(exe), "-hide_banner", "-nostats", "-copyts",
+            *(["-f", fmt] if fmt else []), "-i", path, "-map", "0:V:0", "-c", "copy", "-f",
+            "framecrc", "-"]
 
 
 def timing_script(times: Sequence[float], pix_fmt_in: str, codec: str, gop: int | None,

@@ -214,7 +214,7 @@ def _after_ended(fh: IO[str], fcntl: Any, how: int, shared: bool) -> None:
     who = _holder(fh)
     while True:
         pid = int(who[4:]) if who.startswith("pid ") and who[4:].isdigit() else 0
-        if not pid or not _ended(pid):
+        if not pid or not process_ended(pid):
             raise BlockingIOError(who or ("another process" if shared else ""))
         if time.monotonic() > end:
             raise _LeftHeld(pid, _holding_pids(fh))
@@ -232,7 +232,7 @@ def _holder(fh: IO[str]) -> str:
     return fh.read().strip()
 
 
-def _ended(pid: int) -> bool:
+def process_ended(pid: int) -> bool:
     """Whether process ``pid`` has ended (a zombie, not yet waited for, too)."""
     try:
         stat = Path(f"/proc/{pid}/stat").read_text()

@@ -2,7 +2,9 @@
 
 A video render writes its frames as segments of whole hyperframes (about a second each),
 every segment a separate encode that starts with a keyframe, into a work folder beside
-the output (``.NAME.hfrender/``). A segment is written under a temporary name, then
+the output (``.NAME.hfrender/``). A segment is written under a name of its run's own
+(:mod:`.segment_parts`: a killed run's encoder writing on never shares a file with the
+run that resumes it), then, once its encoder ended well and it holds every frame written,
 renamed, checksummed and recorded in ``manifest.json`` (replaced atomically): after a
 crash, even ``kill -9``, the manifest lists exactly the segments that are whole. The
 output is made at the end (or at an interruption) by joining the segments with ffmpeg's
@@ -30,6 +32,7 @@ from hfrender.io.ffmpeg import X264_LIKE, Soundtrack, frame_rate, sound_under
 from hfrender.io.join import join
 from hfrender.io.outputs import mark_partial, ours_partial, partial_name, remove_partial
 from hfrender.io.segment_cuts import MIN_SEGMENT
+from hfrender.io.segment_parts import PART_TAG, check_whole, clear_dead_parts, run_tag
 from hfrender.io.sequence_names import is_picture, is_sequence
 from hfrender.io.setting_changes import differences
 from hfrender.io.writers import Closing, VideoWriter, check_output
@@ -205,15 +208,18 @@ class SegmentedWriter(Closing):
         self._partial: Path | None = None
         self.partial_output: str | None = None  # an unfinished run's frames, to watch
         self._partial_frames = 0
+        self._tag = run_tag()  # this writer's segments being written: no other run's name
         manifest.begin(folder)
+        clear_dead_parts(folder)  # a killed run's (its encoder may write on: into its own)
 
     def _path(self, first: int, part: bool) -> Path:
-        """Segment ``first``'s file, in the container of the kept ones it is joined with (an
-        older hfrender's .mkv, resumed: a join of .mkv and .mov segments made 2700 frames of
-        90, a trial)."""
-        name = Path(segment_name(first, self.codec, self.fps, part, output=self.output))
+        """Segment ``first``'s file (``part``: while this writer writes it, under its own
+        tag), in the container of the kept ones it is joined with (an older hfrender's
+        .mkv, resumed: a join of .mkv and .mov segments made 2700 frames of 90, a trial)."""
+        name = Path(segment_name(first, self.codec, self.fps, output=self.output))
         kept = self.manifest.segments
-        return self.folder / (name.with_suffix(Path(kept[0]["file"]).suffix) if kept else name)
+        suffix = Path(kept[0]["file"]).suffix if kept else name.suffix
+        return self.folder / f"{name.stem}{self._tag if part else ''}{suffix}"
 
     def write(self, frame: np.ndarray) -> None:
         if self._current is None:
@@ -231,8 +237,13 @@ class SegmentedWriter(Closing):
 
     def _finish_segment(self) -> None:
         writer, self._current = self._current, None
-        writer.close()
         part = Path(writer.path)
+        try:
+            writer.close()
+        except BaseException:  # (not whole: this run's own name, no one else's to keep)
+            part.unlink(missing_ok=True)
+            raise
+        check_whole(part, writer.frames_written, self.output)
         final = self._path(self._first, False)
         os.replace(part, final)
         self.manifest.segments.append({"first": self._first, "count": writer.frames_written,
@@ -294,11 +305,10 @@ class SegmentedWriter(Closing):
         return sum(s["count"] for s in segs) == self.manifest.total_frames - first
 
 
-def segment_name(first: int, codec: str, fps: float, part: bool = False, *,
-                 output: str) -> str:
+def segment_name(first: int, codec: str, fps: float, *, output: str) -> str:
     """The file name of the segment of ``output`` whose first frame is ``first``
-    (:func:`segment_suffix` its container)."""
-    return f"seg_{first:08d}{'.part' if part else ''}{segment_suffix(codec, fps, output)}"
+    (:func:`segment_suffix` its container), once whole."""
+    return f"seg_{first:08d}{segment_suffix(codec, fps, output)}"
 
 
 def segment_suffix(codec: str, fps: float, output: str) -> str:
@@ -319,7 +329,8 @@ def segment_suffix(codec: str, fps: float, output: str) -> str:
     return own if own in (".mp4", ".mov") and not h26x(codec) else ".mkv"
 
 
-SEGMENT_FILE = r"seg_\d{8}(\.part)?\.(mkv|ts|mov|mp4)(\.part)?"  # segment_name's (Ray's: .part)
+# segment_name's, a run's being written (an older hfrender's: .part), Ray's copy (.EXT.part)
+SEGMENT_FILE = rf"seg_\d{{8}}(\.part|{PART_TAG})?\.(mkv|ts|mov|mp4)(\.part)?"
 
 
 def open_segment(path: Path, fps: float, size: tuple[int, int], codec: str, gop: int | None,
