@@ -1,5 +1,6 @@
 """glTF skins as exporters write them (hfrender/scene/model_skins.py): weights that do not
-sum to 1, eight influences a vertex (JOINTS_1/WEIGHTS_1), no inverseBindMatrices, played;
+sum to 1, eight influences a vertex (JOINTS_1/WEIGHTS_1) and twelve (JOINTS_2: posed
+in NumPy), no inverseBindMatrices, played;
 a primitive's joints without its weights (or the reverse), a joint past the skin's, a NaN
 or non-invertible inverse bind matrix and a NaN weight refused in one line naming the
 file, the mesh, the primitive and what is wrong."""
@@ -79,6 +80,34 @@ def test_eight_influences_a_vertex_are_summed(gl_context, tmp_path, caplog):
     red, clip = shot(gl_context, path, 1.0)
     want = np.vstack([REST[:2], at[2:]])
     np.testing.assert_allclose(drawn_box(red), box_of(clip, want), atol=1.0)
+
+
+def twelve(header):
+    """:func:`eight` with a third set: JOINTS_2 (1, ...) at 0.5 on the middle vertices (their
+    second set's 0.75 now 0.25), 12 influences a vertex."""
+    eight(header, ((1, 0, 0, 0), (0.25, 0, 0, 0)))
+    at = attributes(header)
+    at["JOINTS_2"] = add_floats(header, [[0, 0, 0, 0]] * 2 + [[1, 0, 0, 0]] * 2
+                                + [[0, 0, 0, 0]] * 2, "VEC4", "<u2")
+    at["WEIGHTS_2"] = add_floats(header, [[0.0] * 4] * 2 + [[0.5, 0, 0, 0]] * 2
+                                 + [[0.0] * 4] * 2, "VEC4")
+
+
+def test_twelve_influences_a_vertex_are_posed_in_numpy_and_drawn(gl_context, tmp_path):
+    """A third set (JOINTS_2/WEIGHTS_2) is past the shader's 8 a vertex: posed in NumPy
+    (was: taken to the shader, "could not broadcast (6,12) into (6,8)" at the draw)."""
+    from hfrender.renderer.skinning import fits
+
+    path = write_bar(tmp_path, "twelve", twelve)
+    part, at = pose_at(path)
+    assert part.skin.influences.shape == (6, 12)
+    # by hand: 0.25 (0, 0, -0.1) + (0.25 + 0.5) (-0.1, 0, 0)
+    np.testing.assert_allclose(at[2], [-0.075, 0.0, -0.025], atol=1e-6)
+    np.testing.assert_allclose(at[4:], by_hand(1.0)[4:], atol=1e-6)
+    red, clip = shot(gl_context, path, 1.0)
+    want = np.vstack([REST[:2], at[2:]])
+    np.testing.assert_allclose(drawn_box(red), box_of(clip, want), atol=1.0)
+    assert not fits(gl_context().ctx, part)
 
 
 @pytest.mark.parametrize("gone, kept", [("WEIGHTS_0", "JOINTS_0"), ("JOINTS_0", "WEIGHTS_0"),

@@ -10,7 +10,8 @@ vertex's clip rate its joints' clip rates blended alike plus its weights' sweep.
 Was: every skinned or morphed part posed in NumPy each sub-frame and its vertices written
 again, about half a sub-frame at 50,000 vertices (``benchmarks/RESULTS.md``). A part of
 more joints than a texture's rows (``GL_MAX_TEXTURE_SIZE``, 16,384 on llvmpipe), of more
-than :data:`MAX_TARGETS` morph targets, or of targets' deltas past a texture's size is
+than :data:`INFLUENCES` influences a vertex (``JOINTS_2`` on), of more than
+:data:`MAX_TARGETS` morph targets, or of targets' deltas past a texture's size is
 posed in NumPy as before."""
 
 from __future__ import annotations
@@ -26,8 +27,9 @@ from hfrender.scene.model_parts import Part
 MAX_TARGETS = 128  # morph targets a part posed in the shader may have (its u_target_*)
 JOINTS_UNIT, TARGETS_UNIT = 5, 6  # texture units of a part's joints and targets
 WIDE = 4096  # texels a row of a part's targets' texture (at most)
-BASE = np.dtype([("position", "f4", 3), ("normal", "f4", 3), ("joints", "i4", 8),
-                 ("weights", "f4", 8)])
+INFLUENCES = 8  # joints a vertex of a part posed in the shader may follow (in_joints0/1)
+BASE = np.dtype([("position", "f4", 3), ("normal", "f4", 3), ("joints", "i4", INFLUENCES),
+                 ("weights", "f4", INFLUENCES)])
 _ATTRIBUTES = (("in_base_position", "3f", "3x4"), ("in_base_normal", "3f", "3x4"),
                ("in_joints0", "4i", "4x4"), ("in_joints1", "4i", "4x4"),
                ("in_weights0", "4f", "4x4"), ("in_weights1", "4f", "4x4"))
@@ -69,11 +71,12 @@ def shader_pose(part: Part, matrices: np.ndarray | None, rates: np.ndarray | Non
 
 def fits(ctx: Any, part: Part) -> bool:
     """Whether ``part`` (skinned or morphed) can be posed in the shader: its joints within
-    a texture's rows, its morph targets :data:`MAX_TARGETS` at most and their deltas within
-    a texture."""
+    a texture's rows and :data:`INFLUENCES` a vertex at most, its morph targets
+    :data:`MAX_TARGETS` at most and their deltas within a texture."""
     most = int(ctx.info.get("GL_MAX_TEXTURE_SIZE", 1 << 30))
     skin, morph = part.skin, part.morph
-    if skin is not None and len(skin.joints) > most:
+    if skin is not None and (len(skin.joints) > most
+                             or skin.influences.shape[1] > INFLUENCES):
         return False
     return morph is None or (len(morph.defaults) <= MAX_TARGETS and _rows(part) <= most)
 
