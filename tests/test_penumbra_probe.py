@@ -148,3 +148,21 @@ def test_a_gl_without_doubles_finds_it_in_floats(gl_context):
     assert got == pytest.approx(want, rel=1e-5)
     floats.release()
     renderer.release()
+
+
+@pytest.mark.parametrize("dark", [{"light_strength": 0.0}, {"light_color": (0.0, 0.0, 0.0)}],
+                         ids=["strength-0", "black"])
+def test_a_sun_gone_dark_has_no_penumbra(gl_context, dark):
+    """A sun that gives no light draws no map (renderer/shadows.py sun_casts): its probe
+    is 0 px (was: the last lit map's width, 18.33 px here, read again from it)."""
+    renderer, depth = probe(gl_context(size=(W, H)).ctx, False)
+    assert penumbra_px(renderer, depth) == pytest.approx(by_hand(renderer, depth)[0],
+                                                         rel=TOLERANCE)
+    assert penumbra_px(renderer, depth) > 12
+    for name, value in dark.items():
+        setattr(renderer.scene, name, value)
+    renderer.draw(0.5, 0)
+    renderer.read_into(np.empty((H, W, 4), np.uint8), depth, np.empty((H, W, 2), np.float32))
+    assert penumbra_px(renderer, depth) == 0.0
+    assert renderer.shadows.seen_by is None
+    renderer.release()

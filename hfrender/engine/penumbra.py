@@ -20,14 +20,17 @@ from typing import Any
 import numpy as np
 
 from hfrender.renderer.penumbra_pass import PenumbraPass
+from hfrender.renderer.shadows import sun_casts
 
 
 def penumbra_px(renderer: Any, depth: np.ndarray) -> float:
     """The widest penumbra, in output pixels, of the sun's shadows on the probe sub-frame
     ``renderer`` last drew (``depth``: its plane read back, metres along the view axis,
-    inf for sky); 0 where the scene's shadows are off or sharp (``light_angle`` 0)."""
+    inf for sky); 0 where the scene's shadows are off or sharp (``light_angle`` 0), or its
+    sun gives no light (no map drawn: :func:`~hfrender.renderer.shadows.sun_casts`; was
+    the last lit map's width)."""
     scene, shadows = renderer.scene, renderer.shadows
-    if not scene.shadows or not scene.light_angle or shadows is None or \
+    if not sun_casts(scene) or not scene.light_angle or shadows is None or \
             shadows.seen_by is None or not np.isfinite(depth).any():  # (sky alone: none)
         return 0.0
     if shadows.penumbra is None:  # (made once a renderer, released with its shadows)

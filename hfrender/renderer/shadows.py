@@ -359,11 +359,14 @@ def shadow_map(renderer: Any, light: np.ndarray, lens: tuple, rates: np.ndarray)
     gives light (:func:`sun_casts`), its shadowed lamps' that are lit
     (:func:`~hfrender.renderer.lamp_shadows.lamp_maps`); its :class:`ShadowPass` made the
     first time; ``rates``: the sub-frame's clip rates, :meth:`ShadowPass.keep`).
-    :data:`OFF` where neither casts."""
+    :data:`OFF` where neither casts. A sun that does not cast leaves no map to probe
+    (``seen_by`` None: was the last drawn map's, read by engine/penumbra.py)."""
     from hfrender.renderer.lamp_shadows import lamp_maps, shadowed  # (it builds on this)
 
     scene = renderer.scene
     lamps, casts_too = shadowed(scene), sun_casts(scene)
+    if not casts_too and renderer.shadows is not None:
+        renderer.shadows.seen_by = None
     if not casts_too and not lamps:
         return OFF
     if renderer.shadows is None:
