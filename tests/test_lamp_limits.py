@@ -171,9 +171,11 @@ def test_a_scenes_own_shader_without_hf_lamps_or_hf_shadow_is_warned_of_once(
     """A scene's own surface lit by the sun (it reads u_light_dir) that never calls
     hf_lamps() while lamps are lit, or hf_shadow() while the sun casts, drew without them
     and said nothing; now a warning each, naming the file, once (two draws: two lines).
-    One that calls hf_lamps() and reads no sun, the built-in lambert, and the same file in
-    a scene with no lamp and no shadows: none."""
-    for name, text in (("sun_only.glsl", SUN_ONLY), ("lamps_only.glsl", LAMPS_ONLY)):
+    One that calls hf_lamps() and reads no sun, the built-in lambert, and the same text
+    (a file of its own: the first's lines are said already) in a scene with no lamp and
+    no shadows: none."""
+    for name, text in (("sun_only.glsl", SUN_ONLY), ("lamps_only.glsl", LAMPS_ONLY),
+                       ("sun_unlit.glsl", SUN_ONLY)):
         (tmp_path / name).write_text(text)
     ctx = gl_context()
 
@@ -190,7 +192,7 @@ def test_a_scenes_own_shader_without_hf_lamps_or_hf_shadow_is_warned_of_once(
         caplog.clear()
         draw(ctx, shot("lamps_only.glsl"))
         draw(ctx, shot(None))
-        draw(ctx, shot("sun_only.glsl", lamp=False, shadows=False))
+        draw(ctx, shot("sun_unlit.glsl", lamp=False, shadows=False))
     assert said == [
         "sun_only.glsl never calls hf_lamps(world, normal): the scene's lamps (1 lit at "
         "t=0.5 s) light nothing drawn with it; add color * hf_lamps(world, normal) to what "
