@@ -1,4 +1,4 @@
-"""A spot's ``shadows=True`` (hfrender/renderer/lamp_shadows.py, hf_spot_shadow() in
+"""A spot's ``shadows=True`` (hfrender/renderer/lamp_shadows.py, hf_lamp_shadow() in
 shaders/glsl/mesh_header.frag): a perspective depth map from the lamp. The shadow's place
 is worked by hand from the lamp's point; off, every picture is what it was."""
 

@@ -76,7 +76,7 @@ class SampleProbe:
         self.probes = 0
         self.capped = 0  # frames that wanted more than --samples-range allows
         self.wanted: tuple[int, int, str] = (0, 0, "")  # the most: (count, frame, cause)
-        self._last: tuple[float, tuple[float, float]] = (math.nan, (0.0, 0.0))
+        self._last: tuple[float, tuple[float, float, float]] = (math.nan, (0.0, 0.0, 0.0))
 
     def __call__(self, first: int, count: int) -> np.ndarray:
         spans = self.schedule.shutter_spans(first + np.arange(count))
