@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import logging
 import math
+import numbers
 from collections.abc import Iterator
 from contextlib import ExitStack, contextmanager
 from typing import Any
@@ -190,14 +191,16 @@ def still_frame(file: str, scene_name: str | None, config: RenderConfig, t: floa
         f" ({spell.name('duration')} makes it longer)"
     at = (lambda key, v: f"-{key[0]} {v}") if spell.flags else (lambda key, v: f"{key}={v}")
     if frame is not None:
-        whole = isinstance(frame, int) and not isinstance(frame, bool)  # (-f x: the text)
+        whole = isinstance(frame, numbers.Integral) and not isinstance(frame, bool)  # (-f x)
+        frame = int(frame) if whole else frame  # (np.int64 too)
         if whole and 0 <= frame < n:
             return frame, _stretched(frame, scene, fps)
         where = ("not a frame's number (a whole number >= 0)" if not whole else
                  "before the start (frames are >= 0)" if frame < 0 else "past the end")
         raise ConfigError(f"{at('frame', frame)}: {where}; {source} at {fps:g} fps has "
                           f"frames 0..{n - 1}{longer if whole and frame >= n else ''}")
-    real = isinstance(t, (int, float)) and not isinstance(t, bool)  # (-t x: the text)
+    real = isinstance(t, numbers.Real) and not isinstance(t, bool)  # (-t x: the text)
+    t = float(t) if real else t  # (np.float32 too)
     k = nearest_frame(t, fps) if real and math.isfinite(t) else None  # as frame_count rounds
     if k is None:
         problem = "not a time (give seconds, a finite number >= 0)"
