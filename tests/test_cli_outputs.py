@@ -108,5 +108,24 @@ def test_still_refuses_passes_saying_how_to_render_the_frame_with_them(tmp_path,
     assert capsys.readouterr() == ("", (
         "hfrender: error: --passes depth: a still is one picture, which holds no passes (they "
         "are channels of an EXR sequence's frames); render the frame alone instead: hfrender "
-        f"render {scene} --frames {k}:{k + 1} -o frames/%04d.exr --passes depth\n"))
+        f"render {scene} --frames {k}:{k + 1} -o frames/%04d.exr --passes depth --size 16x8\n"))
     assert not out.exists()
+
+
+def test_still_passes_advice_repeats_the_flags_that_name_and_draw_the_frame(tmp_path, capsys):
+    """--fps 60 -t 0.25 is frame 15; the advised render names it at 60 fps, of the same
+    class, size and samples (was: its fps dropped, so it rendered frame 15 at 30 fps, 0.5 s)."""
+    scene = str(Path(__file__).parents[1] / "scenes" / "shapes.py")
+    assert main(["still", scene, "-o", str(tmp_path / "s.exr"), "-s", "Shapes", "-ql",
+                 "--size", "16x8", "--fps", "30000/1001", "--samples", "4", "--shutter", "90",
+                 "--dof", "depth", "--jitter", "--seed", "7", "--passes", "depth"]) == 2
+    assert capsys.readouterr().err.endswith(
+        "hfrender: error: --passes depth: a still is one picture, which holds no passes (they "
+        "are channels of an EXR sequence's frames); render the frame alone instead: hfrender "
+        f"render {scene} --frames 0:1 -o frames/%04d.exr --passes depth -s Shapes -ql "
+        "--size 16x8 --fps 30000/1001 --samples 4 --shutter 90 --jitter --dof depth "
+        "--seed 7\n")
+    assert main(["still", scene, "-o", str(tmp_path / "s.exr"), "--fps", "60", "-t", "0.25",
+                 "--passes", "depth"]) == 2
+    assert capsys.readouterr().err.endswith("--frames 15:16 -o frames/%04d.exr --passes depth "
+                                            "--fps 60\n")

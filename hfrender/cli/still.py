@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import shlex
 import sys
+from fractions import Fraction
 from pathlib import Path
 
 from hfrender.cli.commands import _config_from, samples_said
@@ -102,7 +103,37 @@ def _no_passes(args: argparse.Namespace, k: int) -> None:
         raise ConfigError(f"--passes {args.passes}: a still is one picture, which holds no "
                           "passes (they are channels of an EXR sequence's frames); render the "
                           f"frame alone instead: hfrender render {shlex.quote(args.file)} "
-                          f"--frames {k}:{k + 1} -o frames/%04d.exr --passes {args.passes}")
+                          f"--frames {k}:{k + 1} -o frames/%04d.exr --passes {args.passes}"
+                          f"{_drawing_flags(args)}")
+
+
+# the still's flags that name its frame or change its picture, as render spells them (the
+# engine's, which change neither, left out)
+REPEATED = ("-s scene", "-q quality", "--size size", "--fps fps", "--duration duration",
+            "--samples samples", "--samples-range samples_range", "--shutter shutter",
+            "--shutter-position shutter_position", "--shutter-curve shutter_curve",
+            "--jitter jitter", "--msaa msaa", "--hdr hdr", "--dof dof",
+            "--transparent transparent", "--bit-depth bit_depth", "--reconstruct reconstruct",
+            "--dof-method dof_method", "--max-coc-px max_coc_px", "--seed seed")
+
+
+def _drawing_flags(args: argparse.Namespace) -> str:
+    """The user's flags of :data:`REPEATED`, to be said again after a render command (was:
+    left out, so ``--fps 60 -t 0.25``'s frame 15 was advised at 30 fps, another time)."""
+    words = []
+    for flag, dest in (item.split() for item in REPEATED):
+        value = getattr(args, dest, None)
+        if value is None or value is False:
+            continue
+        if flag == "-q":
+            words.append(f"-q{value}")
+        elif value is True:
+            words.append(flag)
+        else:
+            said = str(Fraction(value).limit_denominator(100000)) if dest == "fps" else \
+                f"{value:g}" if isinstance(value, float) else str(value)
+            words.append(f"{flag} {shlex.quote(said)}")
+    return "".join(f" {word}" for word in words)
 
 
 def _folder(path: str) -> bool:
