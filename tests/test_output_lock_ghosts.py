@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 
 from hfrender.cli import main
-from hfrender.io.output_lock import OutputBusy, lock_path, output_lock
+from hfrender.io.output_lock import OutputBusy, input_lock, lock_path, output_lock
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -155,3 +155,22 @@ def test_fx_killed_as_it_starts_an_encoder_resumes_at_once(tmp_path, rng, monkey
     assert len(segments_done(out)) == 2
     assert main(["fx", str(clip), "-o", str(out), *flags, "--resume"]) == 0
     np.testing.assert_array_equal(decode(whole)[0], decode(out)[0])
+
+
+def test_a_reader_after_a_killed_writer_is_named_a_reader_at_once(tmp_path):
+    """A writer killed -9 left its lock file saying "pid N"; a reader took the lock and left
+    that in it, so the next writer saw a dead pid, waited ENDED_HOLDER_WAIT (10 s) and
+    blamed the live reader as "a process it started"."""
+    out, dead = tmp_path / "fr" / "%04d.png", subprocess.Popen(["true"])
+    dead.wait()
+    lock_path(str(out)).parent.mkdir(mode=0o700, exist_ok=True)
+    lock_path(str(out)).write_text(f"pid {dead.pid}")  # as the killed writer left it
+    with input_lock(str(out), "INPUT"):
+        assert lock_path(str(out)).read_text() == ""  # the dead writer's pid cleared
+        began = time.monotonic()
+        with pytest.raises(OutputBusy) as e:
+            with output_lock(str(out)):
+                pass
+        assert time.monotonic() - began < 0.5
+    assert str(e.value) == (f"-o {out}: another hfrender is reading it (an fx of it, a "
+                            "reexpose of a store); wait for it to finish, or write elsewhere")

@@ -108,7 +108,8 @@ def input_lock(path: str, what: str) -> Iterator[None]:
     :func:`output_lock` holds an output, but shared: readers together, never beside a
     writer. One writing it already: refused in one line (was: an fx read a sequence while
     a render replaced it, and wrote a clip of old, new and mixed frames, a trial); one
-    that would write it meanwhile is refused. Where it cannot be taken, unlocked."""
+    that would write it meanwhile is refused, at once, as reading it (a killed writer's pid
+    left in the file is cleared once held). Where it cannot be taken, unlocked."""
     try:
         import fcntl
     except ImportError:
@@ -126,6 +127,8 @@ def input_lock(path: str, what: str) -> Iterator[None]:
         yield
         return
     with fh:
+        if _holder(fh):  # a killed writer's "pid N" (readers write none): cleared, or the
+            fh.truncate(0)  # next writer waited for it and named this reader its child
         try:
             yield
         finally:  # the last reader removes it (a writer waiting takes a new one)
