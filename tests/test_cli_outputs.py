@@ -129,3 +129,35 @@ def test_still_passes_advice_repeats_the_flags_that_name_and_draw_the_frame(tmp_
                  "--passes", "depth"]) == 2
     assert capsys.readouterr().err.endswith("--frames 15:16 -o frames/%04d.exr --passes depth "
                                             "--fps 60\n")
+
+
+def test_fx_codec_for_one_picture_is_warned_of(tmp_path, capsys, caplog, rng, monkeypatch):
+    """(was: dropped unsaid, while a sequence's was warned of)"""
+    monkeypatch.chdir(tmp_path)
+    _, frames = png_sequence(tmp_path, rng, 1, 8, 16)
+    assert main(["fx", "frames/0000.png", "-o", "o5.png", "--codec", "libx264",
+                 "--motion-blur", "1", "-q"]) == 0
+    assert warned(caplog) == ["--codec libx264 is not used: -o o5.png is a PNG picture, and a "
+                              f"codec applies to video outputs only ({VIDEOS})"]
+    import imageio.v3 as iio
+
+    assert np.array_equal(iio.imread("o5.png"), frames[0])
+
+
+def test_batch_codec_for_a_sequence_or_a_picture_is_warned_of(tmp_path, caplog, rng,
+                                                               monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    png_sequence(tmp_path, rng, 1, 8, 16)
+    Path("bar.frag").write_text(Path(BAR).read_text())
+    Path("jobs.toml").write_text(
+        '[[job]]\nname = "sq"\nscene = "bar.frag"\noutput = "sq/%04d.exr"\ncodec = "libx264"\n'
+        'size = "16x8"\nduration = 0.1\nsamples = 2\n\n[[job]]\nname = "pic"\n'
+        'input = "frames/0000.png"\noutput = "bp.png"\nmotion-blur = 1\ncodec = "libx265"\n')
+    assert main(["batch", "jobs.toml"]) == 0
+    assert warned(caplog) == [
+        "job 'sq': codec libx264 is not used: output sq/%04d.exr is an EXR sequence, and a "
+        f"codec applies to video outputs only ({VIDEOS})",
+        "job 'pic': codec libx265 is not used: output bp.png is a PNG picture, and a codec "
+        f"applies to video outputs only ({VIDEOS})"]
+    assert sorted(p.name for p in Path("sq").iterdir()) == ["0000.exr", "0001.exr", "0002.exr"]
+    assert Path("bp.png").is_file()

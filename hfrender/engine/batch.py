@@ -45,7 +45,7 @@ from hfrender.engine.batch_paths import (
 )
 from hfrender.engine.batch_run import failed, hold, output_folders, remake, run_one
 from hfrender.engine.batch_state import BatchState, JobResult
-from hfrender.engine.batch_values import file_fps, fx_tables, job_said, typed
+from hfrender.engine.batch_values import codec_told, file_fps, fx_tables, job_said, typed
 from hfrender.engine.project_fit import fitted_table
 from hfrender.engine.render_setup import NOT_IN_OUTPUT
 from hfrender.errors import (
@@ -222,6 +222,7 @@ def _job(path: Path, index: int, entry: Any, defaults: tuple[dict, dict], overri
         said = str(as_given(exc, job_said(taken, overrides))).splitlines()[0]
         blame = blamed(where, said, overrides, name, path, taken)
         raise InputError(f"{blame}: {said}") from None
+    codec_told(job, (defaults[1], entry, overrides))
     return job
 
 

@@ -5,6 +5,7 @@ value as TOML spells it (``max-in-flight = 0``, ``hdr = true``; was Python's
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Callable
 from typing import Any
 
@@ -116,3 +117,14 @@ def numbers_checked(overrides: dict) -> None:
             number = "a whole number" if int in kinds else "a number"
             raise ConfigError(f"{as_typed('--' + key.replace('_', '-'), value)}: must be "
                               f"{number}")
+
+
+def codec_told(job: Any, given: tuple[dict, ...]) -> None:
+    """A ``codec`` the job is given (``given``: [defaults], its table, the command line;
+    hfrender.toml's is left out, as render leaves it) that its output, PNG or EXR files,
+    never uses: warned of (was: unsaid)."""
+    from hfrender.io.container_fit import codec_unused
+
+    codec = job.options.get("codec") if any("codec" in t for t in given) else None
+    if unused := codec_unused(str(job.output), codec, ("codec", "output")):
+        logging.getLogger(__name__).warning("job %r: %s", job.name, unused)

@@ -11,7 +11,7 @@ import subprocess
 from pathlib import Path
 
 from hfrender.io.ffmpeg import VIDEO_SUFFIXES, bare
-from hfrender.io.sequence_names import is_sequence
+from hfrender.io.sequence_names import is_picture, is_sequence
 
 PRIVATE = "muxed as a private data stream"  # ffmpeg's warning (mpegts)
 
@@ -29,15 +29,18 @@ def gif_misfit(output: str, chosen: str) -> str | None:
             "frames alone: leave --codec out)")
 
 
-def codec_unused(output: str, codec: str | None) -> str | None:
-    """The warning for a ``--codec`` given with an image sequence (``frames/%04d.png``),
-    whose frames are PNG or EXR files whatever it names (was: dropped unsaid); None where
-    none is given or the output is a video (whose encoder it is, checked there)."""
-    if codec is None or not is_sequence(output):
+def codec_unused(output: str, codec: str | None, words: tuple[str, str] = ("--codec", "-o")
+                 ) -> str | None:
+    """The warning for a ``--codec`` given with an image sequence (``frames/%04d.png``) or
+    one picture (fx's ``out.png``), whose frames are PNG or EXR files whatever it names (was:
+    dropped unsaid); None where none is given or the output is a video (whose encoder it
+    is, checked there). ``words``: the codec's and the output's names (a jobs file's)."""
+    if codec is None or not (is_sequence(output) or is_picture(output)):
         return None
     kind = "an EXR" if Path(output).suffix.lower() == ".exr" else "a PNG"
-    return (f"--codec {codec} is not used: -o {output} is {kind} sequence, and a codec "
-            f"applies to video outputs only ({' '.join(VIDEO_SUFFIXES)})")
+    what = "sequence" if is_sequence(output) else "picture"
+    return (f"{words[0]} {codec} is not used: {words[1]} {output} is {kind} {what}, and a "
+            f"codec applies to video outputs only ({' '.join(VIDEO_SUFFIXES)})")
 
 
 def private_stream(output: str, cmd: list[str], frame: bytes) -> str | None:
