@@ -107,3 +107,16 @@ def test_one_picture_is_png_and_takes_no_quality_settings(tmp_path, rng, capsys)
                                        "quality settings; leave it out, or write a video "
                                        "(.mp4, .webm)\n")
     assert sorted(p.name for p in tmp_path.iterdir()) == ["d.npy", "in.png"]
+
+
+def test_more_frames_into_one_png_are_refused_before_the_depth_is_read(tmp_path, rng, capsys):
+    """(was: the depth pass read and scanned first, and its fault told instead)"""
+    clip, _ = make_clip(tmp_path, rng, n=5, size=(W, H))
+    np.save(tmp_path / "bad.npy", np.full((H + 1, W), np.nan, np.float32))  # wrong size, NaN
+    out = tmp_path / "x.png"
+    assert main(["fx", str(clip), "-o", str(out), "--depth", str(tmp_path / "bad.npy"),
+                 "--focus-distance", "4", "--f-stop", "2", "-q"]) == 2
+    assert capsys.readouterr().err == (
+        f"hfrender: error: -o {out} is one picture; {clip} makes 5 frames: give a pattern "
+        f"such as {tmp_path / 'x_%05d.png'} (each frame a picture)\n")
+    assert not out.exists()

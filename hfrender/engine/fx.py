@@ -202,6 +202,9 @@ class FxJob:
         if max(s.window, s.stride) > footage.count:  # not one window, or one frame a clip
             what = f"--motion-blur {s.window}" if s.window >= s.stride else f"--stride {s.stride}"
             raise FootageError(f"{what} is longer than the input ({n_frames(footage.count)})")
+        # before the depth is read (was: after, and a fault of the depth told instead)
+        check_one_picture(self.output, self._total(), self.source, " ".join(
+            f"--{k} {v}" for k, v in (("motion-blur", s.window), ("stride", s.stride)) if v > 1))
         if s.depth is not None:
             self.depth = depth_pass_of(str(self.source), s, footage.size, footage.count)
             self.s = focused(s, self.depth)  # a disparity map's focus, in its stand-in metres
@@ -215,14 +218,16 @@ class FxJob:
             raise FootageError(f"--gamma-space: {self.source} is float linear light (EXR), "
                                "with no code values to blend")
 
+    def _total(self) -> int:
+        """The output frames the footage makes (its windows, a stride apart)."""
+        count, s = self.footage.count, self.s
+        return count if s.stride == 1 else (count - s.window) // s.stride + 1
+
     def _plan(self) -> None:
         footage, s, stats = self.footage, self.s, self.stats
         stats.frames_in, stats.fps_in = footage.count, footage.fps
         stats.fps_out = footage.fps / s.stride
-        stats.total = (footage.count if s.stride == 1
-                       else (footage.count - s.window) // s.stride + 1)
-        check_one_picture(self.output, stats.total, self.source, " ".join(
-            f"--{k} {v}" for k, v in (("motion-blur", s.window), ("stride", s.stride)) if v > 1))
+        stats.total = self._total()
         self.pad = stream_pad(s)
         self.shape = raw_frame_shape(footage.size, footage.pix_fmt)
         self.dtype = np.dtype(raw_dtype(footage.pix_fmt))  # uint16: the 16-bit working format
