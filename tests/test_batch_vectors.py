@@ -171,3 +171,19 @@ def test_a_jobs_wrong_keys_are_one_line_naming_them(shots, capsys, v, m, said):
     assert main(["batch", str(path)]) == 2
     assert capsys.readouterr().err == f"hfrender: error: {path}: {said.format(root=shots)}\n"
     assert not (shots / "out").exists()
+
+
+@pytest.mark.parametrize("flag, line", [
+    (["--max-length", "5"], "--max-length 5 applies only with --vectors (motion blur from "
+     "motion vectors: the longest vector it takes)"),
+    (["--shutter", "90"], "--shutter 90 applies only with --vectors (motion blur from motion "
+     "vectors); fx's frame-blending shutter is --motion-blur N and --stride S, 360*N/S "
+     "degrees (--motion-blur 4 and --stride 8: 180)")])
+def test_a_vectors_option_after_a_file_of_no_vector_job_is_refused(shots, capsys, flag, line):
+    """(was: taken as an fx option, which the jobs file has, and left out unsaid)"""
+    path = shots / "jobs.toml"
+    path.write_text('[[job]]\nname = "m"\ninput = "frames/%04d.png"\noutput = "out/m/%04d.png"'
+                    '\nmotion-blur = 2\n')
+    assert main(["batch", str(path), *flag]) == 2
+    assert capsys.readouterr().err == f"hfrender: error: {line}\n"
+    assert not (shots / "out").exists()

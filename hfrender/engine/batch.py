@@ -45,7 +45,14 @@ from hfrender.engine.batch_paths import (
 )
 from hfrender.engine.batch_run import failed, hold, output_folders, remake, run_one
 from hfrender.engine.batch_state import BatchState, JobResult
-from hfrender.engine.batch_values import codec_told, file_fps, fx_tables, job_said, typed
+from hfrender.engine.batch_values import (
+    codec_told,
+    file_fps,
+    fx_tables,
+    job_said,
+    taken_by_some,
+    typed,
+)
 from hfrender.engine.project_fit import fitted_table
 from hfrender.engine.render_setup import NOT_IN_OUTPUT
 from hfrender.errors import (
@@ -324,21 +331,9 @@ def load_jobs(path: str | Path, overrides: dict | None = None) -> list[BatchJob]
             wrong.add(declared(path, e, "output"))
     if errors:
         raise errors[0] if len(errors) == 1 else InputErrors(errors)
-    _taken_by_some(overrides or {}, jobs)
+    taken_by_some(overrides or {}, jobs, {"render": RENDER_OPTIONS, "fx": FX_OPTIONS})
     check_jobs(path, jobs)
     return jobs
-
-
-def _taken_by_some(overrides: dict, jobs: list[BatchJob]) -> None:
-    """An option after the jobs file that no job of it takes (``--motion-blur 3`` where
-    every job is a render) is one line (was: left out without a word, a trial)."""
-    kinds = {job.kind for job in jobs}
-    for key in overrides:
-        takes = [k for k, known in (("render", RENDER_OPTIONS), ("fx", FX_OPTIONS))
-                 if key in known]
-        if takes and not kinds & set(takes):
-            raise ConfigError(f"--{key.replace('_', '-')}: an option of {takes[0]} jobs, and "
-                              f"the jobs file has none (its jobs: {', '.join(sorted(kinds))})")
 
 
 Progress = Callable[[int, int], None]

@@ -128,3 +128,21 @@ def codec_told(job: Any, given: tuple[dict, ...]) -> None:
     codec = job.options.get("codec") if any("codec" in t for t in given) else None
     if unused := codec_unused(str(job.output), codec, ("codec", "output")):
         logging.getLogger(__name__).warning("job %r: %s", job.name, unused)
+
+
+def taken_by_some(overrides: dict, jobs: list[Any], options: dict[str, dict]) -> None:
+    """An option after the jobs file that no job of it takes (``--motion-blur 3`` where
+    every job is a render; ``options``: each kind's) is one line (was: left out without a
+    word, a trial); ``--shutter`` or ``--max-length`` where no job takes it (no job with
+    motion vectors, nor a render for shutter): fx's line (was: left out unsaid)."""
+    from hfrender.engine.fx_settings import check_needs
+
+    kinds = {job.kind for job in jobs}
+    for key in overrides:
+        takes = [kind for kind, known in options.items() if key in known]
+        if takes and not kinds & set(takes):
+            raise ConfigError(f"--{key.replace('_', '-')}: an option of {takes[0]} jobs, and "
+                              f"the jobs file has none (its jobs: {', '.join(sorted(kinds))})")
+    for key in VECTORS_ONLY:
+        if key in overrides and not any(key in job.options for job in jobs):
+            check_needs({key: overrides[key]}, lambda k: f"--{k.replace('_', '-')}")
