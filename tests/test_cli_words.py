@@ -1,4 +1,4 @@
-"""What the command line says of a bad value: every numeric flag of render, still, bench,
+"""What the command line says of a bad value: every numeric flag of render, still, bench, reexpose,
 batch (and fx's --crf, the encoder options render shares) given a word names the flag, the
 text and what the flag takes, in the setting's own line (was argparse's "argument --shutter:
 invalid float value: 'x'", what is allowed unsaid)."""
@@ -125,3 +125,20 @@ def test_argparse_refusals_start_as_hfrenders_own(capsys, argv, said):
     assert e.value.code == 2
     out, err = capsys.readouterr()
     assert out == "" and err == f"hfrender: error: {said}\n"
+
+
+@pytest.mark.parametrize("flags, said", [
+    (["--shutter", "x"], "--shutter x: an angle in degrees > 0, at most the 180 the store "
+     "holds"),
+    (["--focus-distance", "x", "--f-stop", "2"], "--focus-distance x: a distance > 0 in "
+     "metres, or inf"),
+    (["--f-stop", "x", "--focus-distance", "2"], "--f-stop x: a finite number > 0"),
+    (["--crf", "x"], f"--crf x: {CRF}"),
+])
+def test_reexpose_numeric_flag_given_a_word(tmp_path, capsys, flags, said):
+    from store_helpers import write_store
+
+    store = write_store(tmp_path / "s.samples")
+    out = tmp_path / "o.mp4"
+    assert refused(capsys, "reexpose", str(store), "-o", str(out), *flags) == said
+    assert not out.exists()

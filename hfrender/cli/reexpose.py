@@ -20,7 +20,7 @@ from hfrender.cli.common import (
     sequence_name,
     sigterm_interrupts,
 )
-from hfrender.cli.options import flags_as_given
+from hfrender.cli.options import flags_as_given, number
 from hfrender.config import FUSION_PROCESS, RenderConfig
 from hfrender.engine.settings import shutter_in_frames
 from hfrender.errors import HFRenderError, first_line
@@ -44,15 +44,15 @@ def add_parser(sub: argparse._SubParsersAction, encoder_options: Any) -> None:
     rx.add_argument("-o", "--output", required=True, type=sequence_name,
                     help=".mp4 .mov .mkv .ts .webm .gif, or frames/%%05d.png (or "
                     "frames/#####.png), or frames/%%05d.exr (linear light)")
-    rx.add_argument("--shutter", type=float, default=None, metavar="DEG",
+    rx.add_argument("--shutter", type=number(float), default=None, metavar="DEG",
                     help="shutter angle (default: the store's; at most the store's)")
     rx.add_argument("--shutter-position", choices=POSITIONS, default=None,
                     help="where the shutter opens (default: the store's)")
     rx.add_argument("--shutter-curve", choices=CURVES, default=None,
                     help="the shutter's weights over time (default: the store's)")
-    rx.add_argument("--focus-distance", type=float, default=None, metavar="M",
+    rx.add_argument("--focus-distance", type=number(float), default=None, metavar="M",
                     help="refocus (a store with depth), metres; inf: at infinity")
-    rx.add_argument("--f-stop", type=float, default=None, metavar="N",
+    rx.add_argument("--f-stop", type=number(float), default=None, metavar="N",
                     help="another aperture (a store with depth)")
     rx.add_argument("--dof-method", choices=("fast", "exact"), default="fast")
     rx.add_argument("--backend", default=None, choices=("auto", "cpu", "cuda"),
@@ -61,7 +61,7 @@ def add_parser(sub: argparse._SubParsersAction, encoder_options: Any) -> None:
     rx.add_argument("--workers", default="auto", metavar="auto|N",
                     help="fusion workers: child processes (--fusion-process), else threads "
                          "(auto: 2; nothing is drawn, they have the cores)")
-    rx.add_argument("--bit-depth", type=int, default=None, choices=(8, 16, 32),
+    rx.add_argument("--bit-depth", type=number(int), default=None, choices=(8, 16, 32),
                     help="image sequences: PNG 8 (default) or 16 bits; EXR 16 (half, "
                          "default) or 32 (float)")
     rx.add_argument("--fusion-process", choices=FUSION_PROCESS, default="auto",
@@ -89,11 +89,11 @@ def cmd_reexpose(args: argparse.Namespace) -> int:
     store = SampleStore.open(args.store)
     check_not_inside(args.store, args.output)
     s = store.settings
-    config = RenderConfig(output=args.output, fps=s["fps"], size=tuple(store.size),
-                          codec=args.codec, workers=args.workers, quiet=args.quiet,
-                          crf=args.crf, preset=args.preset, bitrate=args.bitrate,
-                          pix_fmt=args.pix_fmt, transparent=bool(s.get("transparent")),
-                          bit_depth=args.bit_depth)  # (was: none; 8-bit PNG, half EXR)
+    config = flags_as_given(lambda a: RenderConfig(  # (was: --crf 'x', the value's repr)
+        output=a.output, fps=s["fps"], size=tuple(store.size), codec=a.codec,
+        workers=a.workers, quiet=a.quiet, crf=a.crf, preset=a.preset, bitrate=a.bitrate,
+        pix_fmt=a.pix_fmt, transparent=bool(s.get("transparent")),
+        bit_depth=a.bit_depth))(args)  # (bit depth: was none; 8-bit PNG, half EXR)
     dtype = render_dtype(config)  # (--bit-depth for a video refused, before any work;
     # a video of more than 8 bits takes 16-bit frames)
     if Path(args.output).suffix.lower() == ".exr" and not s.get("hdr"):
