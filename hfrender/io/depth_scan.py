@@ -3,8 +3,9 @@ whole before a frame is written: a NaN or a value <= 0 in any frame refuses the 
 front (``hfrender fx``'s and a jobs file's checks), in the line the per-frame check says
 (:func:`hfrender.validate.depth_frame`). Chunks of :data:`CHUNK_BYTES` bound the memory;
 each costs one pass for its least (or largest) value where the metres grow (or shrink)
-with the stored values: 0.37 s for 1080p x 240 frames of float32 (2 GB) in the page cache
-on 2 cores, where the run's own per-frame check costs 0.54 s (benchmarks/depth_scan.py).
+with the stored values: 0.14 s for 1080p x 240 frames of float32 (2 GB) in the page cache
+on 2 cores, where the run's own per-frame check costs 0.20 s (benchmarks/depth_scan.py;
+RESULTS.md, 2026-12-07).
 An image sequence is checked frame by frame as it is read: reading it all first would
 cost a decode of every file."""
 
