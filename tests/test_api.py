@@ -393,18 +393,3 @@ def test_a_join_that_fails_says_how_to_go_on_once_in_the_calls_words(tmp_path, m
         f"joining 1 segment into {out} failed: boom (the segments stay in "
         f"{tmp_path / '.o.mp4.hfrender'}: once that is mended, the same call with resume=True "
         "joins them)")
-
-
-def test_numpy_numbers_are_a_frame_and_a_time():
-    still = {"size": (64, 8), "samples": 2}  # the bar from x 40 (frame 1), 60 (frame 2)
-    by_int = hf.still(BAR, frame=1, **still)
-    np.testing.assert_array_equal(hf.still(BAR, frame=np.int64(1), **still), by_int)
-    by_time = hf.still(BAR, t=np.float32(0.07), **still)  # nearest frame 2
-    np.testing.assert_array_equal(by_time, hf.still(BAR, t=0.07, **still))
-    for picture, x in ((by_int, 41.5), (by_time, 59.4)):  # the bar's middle, blurred
-        columns = picture.astype(float).sum(axis=(0, 2))
-        assert (columns * np.arange(64)).sum() / columns.sum() == pytest.approx(x, abs=0.5)
-    with pytest.raises(TypeError) as refused:  # a bool is no number here, numpy's neither
-        hf.still(BAR, frame=np.True_, **still)
-    assert str(refused.value) == ("frame=np.True_: give an output frame's number, "
-                                  "an integer >= 0")
