@@ -109,8 +109,10 @@ def streaks(xp: Any, fast: Any, frame: tuple[Any, Any, Any], cover_d: Any, cell:
     total = int(count.sum())
     if not total:
         return None
-    owner = xp.repeat(xp.arange(len(fast)), count)
-    at = xp.arange(total) - xp.repeat(xp.cumsum(count) - count, count)
+    # each landing's outlier and index among its own (no repeat by an array: CuPy < 14)
+    ends = xp.cumsum(count)
+    owner = xp.searchsorted(ends, xp.arange(total), side="right")
+    at = xp.arange(total) - (ends - count)[owner]
     i = first.astype(np.int64)[owner] + at
     dt = lo - t + (i + 0.5) / steps[owner] * (hi - lo)
     pix, owner, weight = _bilinear(xp, (ys[owner] + v[owner, 1] * dt,
