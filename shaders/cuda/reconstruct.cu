@@ -181,18 +181,31 @@ __device__ __forceinline__ float hf_rc_shown(const float* __restrict__ lin,
     return colour + (1.0f - alpha) * base;
 }
 
-// recon_ties: add candidate `id` (source * hw + pixel) to a row's `ids` (`n` of them) unless
-// one with its velocity is there (they show the same) or HF_RC_RIVALS are
+// recon_ties.distinct: add candidate `id` (source * hw + pixel) to a row's `ids` (`n` of
+// them; the first, the row's lead, always stays) unless one with its velocity is there (they
+// show the same velocity: the smaller id stays, as on the CPU, where it says whether the
+// sample is from inside its surface). The others are kept in (vy, vx) order; past
+// HF_RC_RIVALS the largest leaves: the lead and the HF_RC_RIVALS - 1 smallest other
+// velocities, as the CPU keeps, whatever order the candidates come in (hf_rc_ties' lists are
+// built in the order threads ran; was: the first HF_RC_RIVALS of a list)
 __device__ __forceinline__ void hf_rc_keep(int id, const float* velocity, long long hw,
                                            int* ids, int* n) {
-    if (*n >= HF_RC_RIVALS) return;
     long long q = id < hw ? id : id - hw;
+    float vy = velocity[2 * q + 1], vx = velocity[2 * q];
+    int at = *n;  // its place among ids[1..n)
     for (int i = 0; i < *n; ++i) {
         long long r = ids[i] < hw ? ids[i] : ids[i] - hw;
-        if (velocity[2 * r] == velocity[2 * q] && velocity[2 * r + 1] == velocity[2 * q + 1])
+        float ry = velocity[2 * r + 1], rx = velocity[2 * r];
+        if (ry == vy && rx == vx) {
+            if (i > 0 && id < ids[i]) ids[i] = id;
             return;
+        }
+        if (i > 0 && at == *n && (vy < ry || (vy == ry && vx < rx))) at = i;
     }
-    ids[(*n)++] = id;
+    if (at >= HF_RC_RIVALS) return;  // larger than every one kept, and no room
+    int last = *n < HF_RC_RIVALS ? (*n)++ : HF_RC_RIVALS - 1;  // full: the largest leaves
+    for (int i = last; i > at; --i) ids[i] = ids[i - 1];
+    ids[at] = id;
 }
 
 // an entry's winner and its rivals (hf_rc_ties' list) into a row's distinct candidates

@@ -12,12 +12,15 @@ CuPy passes it, the raw pointer of its first element, whatever its strides: the 
 its base allocation from that element to the end of the base (malloc'ed at exactly that
 size), written back to the base after the run. So ``a[..., :3]`` or ``a[::2]`` reads the
 wrong bytes, and ``a[::-1]`` reads past the end (an ASan error), as on a GPU. Launches
-beyond CUDA's grid and block limits are refused, as the driver refuses them.
+beyond CUDA's grid and block limits are refused, as the driver refuses them. Threads run one
+after another in index order; ``Emulator.shuffle = SEED`` runs them in a seeded random order
+(a GPU promises none), to show a kernel's result does not hang on it.
 """
 
 from __future__ import annotations
 
 import hashlib
+import os
 import re
 import shutil
 import subprocess
@@ -115,6 +118,7 @@ class Emulator:
         self.binary = self.workdir / f"runner-{digest}"
         self.kernels = set(names)
         self.calls = 0
+        self.shuffle: int | None = None  # a seed: threads run in a random order, not in turn
         if not self.binary.exists():
             source = self.workdir / f"kernels-{digest}.cu"
             source.write_text(text)
@@ -159,8 +163,10 @@ class Emulator:
                 lines.append(f"f64 {float(a)!r}")
             else:
                 raise EmulationError(f"argument {i} of type {type(a).__name__} is not supported")
+        env = None if self.shuffle is None else {**os.environ,
+                                                 "HF_EMU_SHUFFLE": str(int(self.shuffle))}
         res = subprocess.run([str(self.binary)], input="\n".join(lines) + "\n",
-                             capture_output=True, text=True)
+                             capture_output=True, text=True, env=env)
         if res.returncode != 0:
             raise EmulationError(f"{kernel} failed (exit {res.returncode}):\n{res.stderr[-3000:]}")
         for dest, path in arrays:

@@ -1,13 +1,16 @@
-// Runs one kernel of shaders/cuda/*.cu on the CPU: every block, every thread, in order.
+// Runs one kernel of shaders/cuda/*.cu on the CPU: every block, every thread, in order
+// (or, with HF_EMU_SHUFFLE=SEED in the environment, in a seeded random order).
 // Built with AddressSanitizer: an access outside a buffer (each allocated at its exact
 // size) aborts with a report. The call comes on stdin, one item per line:
 //   kernel NAME | grid X Y Z | block X Y Z | buf PATH BYTES | i64 V | f64 V
 // Buffers are read from PATH before the call and written back after it.
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <functional>
 #include <iostream>
 #include <map>
+#include <random>
 #include <sstream>
 #include <string>
 #include <type_traits>
@@ -85,16 +88,34 @@ int main() {
     if (it == kernels.end()) { std::fprintf(stderr, "no kernel %s\n", name.c_str()); return 2; }
     gridDim = grid;
     blockDim = block;
-    for (unsigned bz = 0; bz < grid.z; ++bz)
-        for (unsigned by = 0; by < grid.y; ++by)
-            for (unsigned bx = 0; bx < grid.x; ++bx)
-                for (unsigned tz = 0; tz < block.z; ++tz)
-                    for (unsigned ty = 0; ty < block.y; ++ty)
-                        for (unsigned tx = 0; tx < block.x; ++tx) {
-                            blockIdx = {bx, by, bz};
-                            threadIdx = {tx, ty, tz};
-                            it->second(args);
-                        }
+    const char* seed = std::getenv("HF_EMU_SHUFFLE");
+    if (seed) {  // every thread once, in a seeded random order (a GPU promises no order)
+        unsigned long long nb = 1ull * grid.x * grid.y * grid.z;
+        unsigned long long nt = 1ull * block.x * block.y * block.z;
+        std::vector<unsigned long long> order(nb * nt);
+        for (unsigned long long i = 0; i < order.size(); ++i) order[i] = i;
+        std::mt19937_64 rng(std::strtoull(seed, nullptr, 10));
+        std::shuffle(order.begin(), order.end(), rng);
+        for (unsigned long long i : order) {
+            unsigned long long b = i / nt, t = i % nt;
+            blockIdx = {(unsigned)(b % grid.x), (unsigned)(b / grid.x % grid.y),
+                        (unsigned)(b / grid.x / grid.y)};
+            threadIdx = {(unsigned)(t % block.x), (unsigned)(t / block.x % block.y),
+                         (unsigned)(t / block.x / block.y)};
+            it->second(args);
+        }
+    } else {
+        for (unsigned bz = 0; bz < grid.z; ++bz)
+            for (unsigned by = 0; by < grid.y; ++by)
+                for (unsigned bx = 0; bx < grid.x; ++bx)
+                    for (unsigned tz = 0; tz < block.z; ++tz)
+                        for (unsigned ty = 0; ty < block.y; ++ty)
+                            for (unsigned tx = 0; tx < block.x; ++tx) {
+                                blockIdx = {bx, by, bz};
+                                threadIdx = {tx, ty, tz};
+                                it->second(args);
+                            }
+    }
     for (auto& [path, buf] : buffers) {
         FILE* f = std::fopen(path.c_str(), "wb");
         std::fwrite(buf.first, 1, buf.second, f);

@@ -15,7 +15,9 @@ surface depends on its source and velocity, not on which of its pixels landed, s
 with a velocity already there are left out: a surface's splats that collide (rounding)
 change nothing, bit for bit, and depth passes without equal depths of different motions
 give the pictures they gave. At most :data:`RIVALS` velocities are blended at a pixel and
-time (more: which ones is left to the backend). ``hf_rc_ties`` and ``hf_rc_accumulate``
+time: the lead's and the ``RIVALS - 1`` smallest (vy, vx) of the others (of equal ones, the
+smallest splat's), on both backends whatever order a GPU's threads run in. ``hf_rc_ties``
+and ``hf_rc_accumulate``
 (shaders/cuda/reconstruct.cu) do the same on the device: the float32 values summed in
 float64, divided by their count, rounded to float32.
 """
@@ -28,7 +30,8 @@ import numpy as np
 
 from hfrender.backends.cpu.recon_layer import FREE
 
-RIVALS = 8  # velocities blended at one pixel and time, at most (the kernels' HF_RC_RIVALS)
+RIVALS = 8  # velocities blended at one pixel and time, the lead's with them, at most (the
+# kernels' HF_RC_RIVALS)
 
 def velocities(splats: list) -> tuple[np.ndarray, np.ndarray]:
     """(vy, vx) of the sources' moving pixels (their ``splats``) one after the other
