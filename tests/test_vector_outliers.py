@@ -168,3 +168,21 @@ def test_a_nearer_outlier_or_one_without_depth_streaks_over_the_moving_bar(depth
     gain = (after[ROW, 71:90] - before[ROW, 71:90]).astype(np.float64)
     assert np.abs(gain - (1.0 - before[ROW, 71:90]) / 100).max() < 2e-3
     assert np.array_equal(after[ROW + 2 :, 71:109], before[ROW + 2 :, 71:109])
+
+
+def test_an_outlier_inside_a_moving_surface_leaves_a_hole_carried_along_its_motion() -> None:
+    """An outlier at (15, 30) inside the block moving 12 px a frame down: off its row, only
+    the pixels its place passes over with the block change (column 30, rows 12-18: 3 px of
+    travel each way at 180 degrees), each by at most 1/6 (the 6 px of travel) of the span
+    of colours there (the block without that pixel for about 1/6 of the shutter)."""
+    f, v = scene(None)
+    v[2:32, 10:50] = (0.0, 12.0)
+    calm = hf.vector_blur(f, v, backend="cpu")
+    v[15, 30] = (5000.0, 0.0)
+    wild = hf.vector_blur(f, v, backend="cpu")
+    change = np.abs(wild.astype(np.float64) - calm).max(-1)
+    change[15] = 0.0  # its streak's row
+    rows, cols = np.nonzero(change)
+    assert set(cols.tolist()) == {30} and (rows.min(), rows.max()) == (12, 18)
+    near = f[9:22, 29:32]
+    assert 0.05 < change.max() <= (near.max() - near.min()) / 6

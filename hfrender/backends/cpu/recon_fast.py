@@ -15,8 +15,10 @@ sub-frame's other moving surfaces where they are at its time (:func:`cover`; one
 covers no outlier: without depth, what moves is one layer, the outliers laid over it),
 ``C + (1 - A) * picture`` where it covers ``A`` of the cell (:func:`over`). Its
 cost is its own streak. A sub-frame without outliers is reconstructed as before, bit for
-bit; a split one, bit for bit away from its outliers' streaks and holes. Both backends call
-these with their array module.
+bit; a split one, bit for bit away from its outliers' streaks and their holes' paths: an
+outlier inside a moving surface leaves a hole there that the surface carries along its
+motion over the cell (the pixels it passes over, within the surface's travel, show it about
+1 / its travel in pixels less). Both backends call these with their array module.
 """
 
 from __future__ import annotations
