@@ -16,6 +16,7 @@ their own streaks
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import numpy as np
@@ -126,15 +127,25 @@ def _velocity(velocity: Any, size: tuple[int, int, int], most: float | None = No
                          "pixels a frame")
     arr = np.ascontiguousarray(arr, np.float32)
     length = np.hypot(arr[..., 0].astype(np.float64), arr[..., 1].astype(np.float64))
+    limit = ABSURD * float(np.hypot(h, w))
+    if min(length.max(), math.inf if most is None else most) > limit:
+        raise InputError(_absurd(length, most, limit, single))
     if most is not None and length.max() > most:  # Blender's Max Speed: the direction kept
         arr = (arr * np.minimum(1.0, most / np.maximum(length, most))[..., None]
                ).astype(np.float32)
-        length = np.minimum(length, most)
-    limit = ABSURD * float(np.hypot(h, w))
-    if length.max() > limit:
-        where = tuple(int(i) for i in np.unravel_index(np.argmax(length), length.shape))
-        raise InputError(f"velocity at pixel {where[single:]} is {length.max():.4g} px a "
-                         f"frame, over {ABSURD:g} frame diagonals ({limit:.4g} px): "
-                         "not a motion; give max_length= to clamp such vectors")
     return arr
+
+
+def _absurd(length: np.ndarray, most: float | None, limit: float, single: bool) -> str:
+    """The line for the longest of the vectors' ``length`` (N, H, W), over ``limit`` px a
+    frame even clamped to ``most``: where it is (row and column, as the array is indexed;
+    its frame where there are several) and what to give."""
+    f, y, x = (int(i) for i in np.unravel_index(np.argmax(length), length.shape))
+    where = ("" if single else f"of frame {f} ") + f"at row {y}, column {x}"
+    said = f"velocity {where} is {length.max():.4g} px a frame"
+    over = f"over {ABSURD:g} frame diagonals ({limit:.4g} px): not a motion"
+    if most is None:
+        return f"{said}, {over}; give max_length= to clamp such vectors"
+    return (f"{said}; clamped to max_length={most:g} it is still {over}; give a max_length "
+            f"of at most {limit:.4g}")
 
