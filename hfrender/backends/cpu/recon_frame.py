@@ -11,6 +11,7 @@ from typing import NamedTuple
 import numpy as np
 
 from hfrender.backends.cpu.recon_layer import inner, layer
+from hfrender.backends.cpu.recon_ties import mixed
 
 
 class Splats(NamedTuple):
@@ -62,10 +63,7 @@ class Frame:
     def mixed(self) -> bool:
         """Whether moving pixels at one depth move differently (else no landing has an
         equal rival to blend: :mod:`~hfrender.backends.cpu.recon_ties`)."""
-        sp = self.splats
-        order = np.argsort(sp.depth, kind="stable")
-        d, y, x = sp.depth[order], sp.vy[order], sp.vx[order]
-        return bool(((d[1:] == d[:-1]) & ((y[1:] != y[:-1]) | (x[1:] != x[:-1]))).any())
+        return mixed(np, self.splats.depth, self.splats.vy, self.splats.vx)
 
     @cached_property
     def layer(self) -> np.ndarray:

@@ -25,6 +25,7 @@ float64, divided by their count, rounded to float32.
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import Any
 
 import numpy as np
 
@@ -32,6 +33,15 @@ from hfrender.backends.cpu.recon_layer import FREE
 
 RIVALS = 8  # velocities blended at one pixel and time, the lead's with them, at most (the
 # kernels' HF_RC_RIVALS)
+
+def mixed(xp: Any, depth: Any, vy: Any, vx: Any) -> bool:
+    """Whether any two of a sub-frame's splats (their ``depth``, ``vy``, ``vx``: 1-D arrays
+    of ``xp``) are at one depth with different velocities; else no landing has an equal
+    rival (and the CUDA backend launches no ``hf_rc_ties``)."""
+    order = xp.argsort(depth)  # any order of equals: one of them differs from its next
+    d, y, x = depth[order], vy[order], vx[order]
+    return bool(((d[1:] == d[:-1]) & ((y[1:] != y[:-1]) | (x[1:] != x[:-1]))).any())
+
 
 def velocities(splats: list) -> tuple[np.ndarray, np.ndarray]:
     """(vy, vx) of the sources' moving pixels (their ``splats``) one after the other

@@ -13,7 +13,8 @@ intermediate times the kernels of ``shaders/cuda/reconstruct.cu``:
 - ``hf_rc_resolve``: the winner of each (time, pixel), where it is not behind the base;
 - ``hf_rc_ties`` (once per source, as ``hf_rc_splat``): the winner's equal rivals (its
   depth, its source, another velocity: ``recon_ties.rivals``), linked into a list per
-  (time, pixel);
+  (time, pixel); not launched where no source has splats at one depth moving differently
+  (``recon_ties.mixed``: no rivals; the CPU skips them too);
 - ``hf_rc_border``: ``recon_layer.borders``, the pixels next to a landing that take it
   (the landing's entry, so that its rivals and the landings beside it at its depth are
   blended too: ``recon_ties``);
@@ -27,9 +28,10 @@ intermediate times the kernels of ``shaders/cuda/reconstruct.cu``:
   velocities (``recon_ties.blend``).
 
 A sub-frame's outliers (:func:`~hfrender.backends.cpu.recon_fast.outliers`: a few pixels far
-faster than the rest) are left out of the kernels' splatting (their ``splat`` mask) and the
-step count is the rest's; each cell's outliers are drawn over its picture by the CPU's own
-array code (:mod:`~hfrender.backends.cpu.recon_fast`, on ``dev.xp``).
+faster than the rest; looked for in the sub-frames the windows use alone) are left out of
+the kernels' splatting (their ``splat`` mask) and the step count is the rest's; each cell's
+outliers are drawn over its picture by the CPU's own array code
+(:mod:`~hfrender.backends.cpu.recon_fast`, on ``dev.xp``).
 
 ``hf_rc_base`` and ``hf_rc_fill`` (a ring at a time) are ``_base``; ``hf_rc_cell_add``
 adds each half-cell's mean, weighted by its length, into the cell's picture; the weighted
@@ -51,6 +53,7 @@ from hfrender.backends.cpu.recon_cells import STILL_PX, cells, half_steps, moves
 from hfrender.backends.cpu.recon_fast import cover, outliers, over, streaks
 from hfrender.backends.cpu.recon_fill import reach
 from hfrender.backends.cpu.recon_layer import inner
+from hfrender.backends.cpu.recon_ties import mixed as recon_mixed
 from hfrender.backends.cpu.reconstruct import CHUNK_ELEMS
 from hfrender.backends.cuda import launches
 from hfrender.backends.cuda.launches import (
@@ -85,6 +88,7 @@ class _Frames:
     splat: Any  # (N, H, W) uint8: moving but no outlier (recon_fast): what the kernels splat
     inner: Any  # (N, H, W) uint8: splat, and so are the eight neighbours (recon_layer.inner)
     any_moving: np.ndarray  # (N,) bool, host: any splat
+    mixed: np.ndarray  # (N,) bool, host: splats at one depth moving differently (rivals)
     times: np.ndarray  # (N,) float64, host
     speed: np.ndarray  # (N,) float64, host: the largest |velocity|
     shift: np.ndarray  # (N, 2) float64, host: (y, x) px each one's antialiasing moved it
@@ -127,23 +131,41 @@ def reconstruct(dev: Device, frames: Any, depth: Any, velocity: Any, times: np.n
         lin = lin if dof is None else dof
     shutter = float(np.max(spans[:, 1] - spans[:, 0])) if len(spans) else 0.0
     moving = xp.hypot(velocity[..., 0], velocity[..., 1]) * shutter >= STILL_PX
-    splat, fast, rest = moving.copy(), [], speed.copy()
-    for j in range(len(times)):  # outliers leave the splatting (recon_fast), as on the CPU
-        out_j, rest_j = outliers(xp, velocity[j], moving[j], shutter)
-        fast.append(out_j)
-        if out_j.size:
-            splat[j].reshape(-1)[out_j] = False
-            rest[j] = rest_j
+    splat, fast, rest, mixed = _split(xp, velocity, depth, moving, speed, shutter, weights)
     any_moving = _host(xp, splat.reshape(len(times), -1).any(axis=1))
     shift = np.zeros((len(times), 2)) if shifts is None else \
         np.asarray(shifts, np.float64).reshape(-1, 2)[:, ::-1]
     st = _Frames(lin, depth, velocity, xp.ascontiguousarray(moving.astype(np.uint8)),
                  xp.ascontiguousarray(splat.astype(np.uint8)),
                  xp.ascontiguousarray(inner(splat).astype(np.uint8)),
-                 np.asarray(any_moving, bool), times, speed, shift, fast, rest)
+                 np.asarray(any_moving, bool), mixed, times, speed, shift, fast, rest)
     for k in range(weights.count):
         _window(dev, st, frames, weights, k, spans[k], mode, out[k : k + 1])
     return out
+
+
+def _split(xp: Any, velocity: Any, depth: Any, moving: Any, speed: np.ndarray,
+           shutter: float, weights: WindowWeights
+           ) -> tuple[Any, list[Any], np.ndarray, np.ndarray]:
+    """Of the sub-frames the windows use (others: none), as the CPU reads them: the
+    outliers (:func:`~hfrender.backends.cpu.recon_fast.outliers`), out of the ``splat``
+    mask; the largest speed of the rest; whether splats at one depth move differently
+    (:func:`~hfrender.backends.cpu.recon_ties.mixed`: else no ``hf_rc_ties`` launch).
+    Returns (splat, outliers per sub-frame, rest speeds, mixed)."""
+    n = len(speed)
+    splat, fast, rest = moving.copy(), [xp.zeros(0, np.int64)] * n, speed.copy()
+    mixed = np.zeros(n, bool)
+    used = {int(weights.starts[k]) + int(i) for k in range(weights.count)
+            for i in np.flatnonzero(weights.rows[k])}
+    for j in sorted(used):
+        fast[j], rest_j = outliers(xp, velocity[j], moving[j], shutter)
+        if fast[j].size:
+            splat[j].reshape(-1)[fast[j]] = False
+            rest[j] = rest_j
+        at = xp.flatnonzero(splat[j].reshape(-1))
+        v = velocity[j].reshape(-1, 2)[at]
+        mixed[j] = recon_mixed(xp, depth[j].reshape(-1)[at], v[:, 1], v[:, 0])
+    return splat, fast, rest, mixed
 
 
 def _decode(dev: Device, frames: Any, mode: int) -> Any:
@@ -271,7 +293,9 @@ def _half_sum(dev: Device, st: _Frames, own: int, other: int | None, edge: float
                    (keys, base[1], I32(len(taus)), I64(hw), win))
         head = xp.full(len(taus) * hw, -1, np.int32)  # each winner's rivals: none yet
         links = xp.empty(len(sources) * len(taus) * hw, np.int32)
-        _splat(dev, st, sources, ahead, holes, len(taus), ("hf_rc_ties", keys, win, head, links))
+        if any(st.mixed[f] for f in sources):  # else no rivals (the CPU skips them too)
+            _splat(dev, st, sources, ahead, holes, len(taus),
+                   ("hf_rc_ties", keys, win, head, links))
         _add(dev, st, (keys, win, head, links), [sources[0], sources[-1]],
              [ahead[0], ahead[-1]], base, len(taus), acc)
     return acc
