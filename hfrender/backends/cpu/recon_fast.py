@@ -33,6 +33,7 @@ from hfrender.backends.cpu.recon_cells import STEP_PX
 OUTLIER_SHARE = 1e-3  # the most of a sub-frame's moving pixels that may be outliers (>= 1)
 OUTLIER_RATIO = 4.0  # an outlier is faster than this many times every other moving pixel
 OUTLIER_PX = 64.0  # ... and moves more than this many pixels over the shutter
+STREAK_CHUNK = 1 << 21  # landings drawn at once, at most (each: 4 taps of 3 arrays + colour)
 
 
 def outliers(xp: Any, velocity: Any, moving: Any, shutter: float) -> tuple[Any, float]:
@@ -89,7 +90,8 @@ def streaks(xp: Any, fast: Any, frame: tuple[Any, Any, Any], cover_d: Any, cell:
     landing every :data:`STEP_PX` of its travel at most, at the middles of equal parts of
     the cell, weighing 1 / their number, split bilinearly over the four pixels around it
     (so a streak of whole-pixel steps is even: rounding made it dotted where steps fell on
-    half pixels), on each where it is nearer than ``cover_d`` (:func:`cover`). Returns (the
+    half pixels), on each where it is nearer than ``cover_d`` (:func:`cover`). Landed
+    :data:`STREAK_CHUNK` at a time, each chunk added into the sums so far. Returns (the
     pixels landed on, flat and distinct; the colour (n, C) and the cover (n,) summed there,
     float64), or None where nothing lands."""
     lin, depth, velocity = frame
@@ -108,42 +110,68 @@ def streaks(xp: Any, fast: Any, frame: tuple[Any, Any, Any], cover_d: Any, cell:
     first = xp.clip(xp.floor((xp.maximum(y0, x0) + t - lo) * scale - 0.5) - 1, 0, steps)
     last = xp.clip(xp.ceil((xp.minimum(y1, x1) + t - lo) * scale - 0.5) + 2, 0, steps)
     count = xp.maximum(last - first, 0).astype(np.int64)
-    total = int(count.sum())
-    if not total:
-        return None
-    # each landing's outlier and index among its own (no repeat by an array: CuPy < 14)
     ends = xp.cumsum(count)
-    owner = xp.searchsorted(ends, xp.arange(total), side="right")
-    at = xp.arange(total) - (ends - count)[owner]
-    i = first.astype(np.int64)[owner] + at
-    dt = lo - t + (i + 0.5) / steps[owner] * (hi - lo)
-    pix, owner, weight = _bilinear(xp, (ys[owner] + v[owner, 1] * dt,
-                                        xs[owner] + v[owner, 0] * dt), owner,
-                                   depth.reshape(-1)[fast], cover_d.reshape(-1), (h, w))
-    weight /= steps[owner]
-    if not pix.size:
-        return None
+    total = int(ends[-1]) if len(ends) else 0
+    colour = lin.reshape(-1, c)[fast].astype(np.float64)
+    near, drawn = depth.reshape(-1)[fast], None
+    for taps, a, b in _chunks(total):
+        # each landing's outlier and index among its own (no repeat by an array: CuPy < 14)
+        owner = xp.searchsorted(ends, xp.arange(a, b), side="right")
+        i = first.astype(np.int64)[owner] + xp.arange(a, b) - (ends - count)[owner]
+        dt = lo - t + (i + 0.5) / steps[owner] * (hi - lo)
+        pix, owner, weight = _bilinear(xp, (ys[owner] + v[owner, 1] * dt,
+                                            xs[owner] + v[owner, 0] * dt), owner,
+                                       near, cover_d.reshape(-1), (h, w), taps)
+        weight /= steps[owner]
+        drawn = _add(xp, drawn, pix, weight, colour[owner])
+    return None if drawn is None or not drawn[0].size else drawn
+
+
+def _chunks(total: int) -> list[tuple[tuple[int, ...], int, int]]:
+    """The landings ``[0, total)`` in chunks of :data:`STREAK_CHUNK` at most, as (bilinear
+    taps, first, end): one of all four taps where they fit, else each tap's in turn (the
+    order of the sums' terms: tap by tap, landing by landing, chunked or not)."""
+    if total <= STREAK_CHUNK:
+        return [((0, 1, 2, 3), 0, total)] if total else []
+    return [((tap,), a, min(a + STREAK_CHUNK, total)) for tap in range(4)
+            for a in range(0, total, STREAK_CHUNK)]
+
+
+def _add(xp: Any, drawn: tuple[Any, Any, Any] | None, pix: Any, weight: Any, colour: Any
+         ) -> tuple[Any, Any, Any]:
+    """(pixels, colour sums, cover sums) with a chunk's taps (``pix``, ``weight``, their
+    ``colour``) added: the sums so far first in each pixel's ``bincount``, then the taps in
+    their order, so that chunks sum bit for bit as one."""
+    if drawn is not None:
+        where, sums, cover = drawn
+        pix = xp.concatenate([where, pix])
+        weight = xp.concatenate([cover, weight])
+        terms = [xp.concatenate([sums[:, ch], weight[len(where):] * colour[:, ch]])
+                 for ch in range(colour.shape[1])]
+    else:
+        terms = [weight * colour[:, ch] for ch in range(colour.shape[1])]
     where, slot = xp.unique(pix, return_inverse=True)
     cover = xp.bincount(slot, weight, minlength=len(where))
-    colour = lin.reshape(-1, c)[fast].astype(np.float64)[owner]
-    sums = xp.stack([xp.bincount(slot, weight * colour[:, ch], minlength=len(where))
-                     for ch in range(c)], axis=1)
+    sums = xp.stack([xp.bincount(slot, term, minlength=len(where)) for term in terms], axis=1)
     return where, sums, cover
 
 
 def _bilinear(xp: Any, place: tuple[Any, Any], owner: Any, near: Any, cover_d: Any,
-              size: tuple[int, int]) -> tuple[Any, Any, Any]:
-    """Landings at ``place`` (y, x) split over the four pixels around each, those in the
-    frame where the landing's outlier (``owner``, its depth in ``near``) is nearer than
-    ``cover_d``: (pixel, owner, bilinear weight) per tap."""
+              size: tuple[int, int], taps: tuple[int, ...] = (0, 1, 2, 3)
+              ) -> tuple[Any, Any, Any]:
+    """Landings at ``place`` (y, x) split over the four pixels around each (``taps`` of
+    them: top left, top right, bottom left, bottom right), those in the frame where the
+    landing's outlier (``owner``, its depth in ``near``) is nearer than ``cover_d``:
+    (pixel, owner, bilinear weight) per tap, tap by tap."""
     h, w = size
     py, px = place
     fy, fx = xp.floor(py), xp.floor(px)
     wy, wx = py - fy, px - fx
     near = near[owner]
     pixs, owners, weights = [], [], []
-    for ty, tx, tap in ((fy, fx, (1 - wy) * (1 - wx)), (fy, fx + 1, (1 - wy) * wx),
-                        (fy + 1, fx, wy * (1 - wx)), (fy + 1, fx + 1, wy * wx)):
+    every = ((fy, fx, (1 - wy) * (1 - wx)), (fy, fx + 1, (1 - wy) * wx),
+             (fy + 1, fx, wy * (1 - wx)), (fy + 1, fx + 1, wy * wx))
+    for ty, tx, tap in (every[k] for k in taps):
         pix = (xp.clip(ty, 0, h - 1) * w + xp.clip(tx, 0, w - 1)).astype(np.int64)
         ok = (ty >= 0) & (ty < h) & (tx >= 0) & (tx < w) & (tap > 0)
         ok &= near < cover_d[pix]
