@@ -23,22 +23,28 @@ def frames_alone(output: str) -> bool:
 
 
 def deep_note(source: str, output: str, pix_fmt: str, alpha: bool) -> None:
-    """A warning where footage of more than 8 bits (16-bit or float, decoded as
-    ``pix_fmt``) goes into a video whose default encoder writes 8 (given no --codec or
-    --pix-fmt); ``alpha``: its alpha is kept (ProRes 4444 in a .mov keeps 10 bits, VP9 in
-    a .webm 8)."""
+    """Where footage of more than 8 bits (16-bit or float, decoded as ``pix_fmt``) goes
+    into a video whose default encoder writes 8 (given no --codec or --pix-fmt), the
+    codecs that keep more; ``alpha``: its alpha is kept (ProRes 4444 in a .mov keeps 10
+    bits, VP9 in a .webm 8). A warning for 16-bit and 10/12-bit footage (its own codes'
+    bits are dropped); an info line (seen with -v) for float footage, EXR, whose light into
+    an 8-bit video is the documented path (was: a warning on footage.md's own example)."""
     suffix = Path(output).suffix.lower()
-    deep = pix_fmt in ("rgb48le", "rgba64le", *FLOAT)
-    if not deep or suffix not in (".mp4", ".mov", ".mkv", ".ts", ".webm"):
+    float_light = pix_fmt in FLOAT
+    if not (float_light or pix_fmt in ("rgb48le", "rgba64le")) or suffix not in (
+            ".mp4", ".mov", ".mkv", ".ts", ".webm"):
         return
+    say = log.info if float_light else log.warning
+    has = (f"{source} is float light; {output} is written with 8 bits" if float_light else
+           f"{source} has more than 8 bits; {output} is written with 8")
     if not alpha:
         keep = ("--pix-fmt yuv420p10le (VP9)" if suffix == ".webm" else "--codec prores_ks "
                 "(.mov), or --codec libx265 --pix-fmt yuv420p10le,")
-        log.warning("%s has more than 8 bits; %s is written with 8 (its encoder's default): "
-                    "give %s to keep them", source, output, keep)
+        say("%s (its encoder's default): give %s to keep %s", has, keep,
+            "more" if float_light else "them")
     elif suffix == ".webm":  # (was: unsaid, as for EXR footage)
-        log.warning("%s has more than 8 bits; %s is written with 8 (VP9 keeps its alpha "
-                    "with 8 alone): write .mov (ProRes 4444) to keep both", source, output)
+        say("%s (VP9 keeps its alpha with 8 alone): write .mov (ProRes 4444) to keep both",
+            has)
 
 
 def keeps_sound(output: str, info: Any) -> bool:
