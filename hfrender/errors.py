@@ -160,14 +160,19 @@ def as_given(exc: BaseException, subject: Callable[[str], str | None]) -> BaseEx
 @dataclass(frozen=True)
 class Spelling:
     """How a message names a setting: as a flag (``--dof-method``, ``--dof depth``,
-    ``--samples N``) or as a keyword (``dof_method``, ``dof='depth'``, ``samples=N``)."""
+    ``--samples N``), as a keyword (``dof_method``, ``dof='depth'``, ``samples=N``) or as a
+    jobs file's key (``toml``: ``dof-method``, ``max-length = 4``, ``max-length = N``)."""
 
     flags: bool
+    toml: bool = False
 
     def name(self, key: str) -> str:
-        return "--" + key.replace("_", "-") if self.flags else key
+        dashed = key.replace("_", "-")
+        return "--" + dashed if self.flags else dashed if self.toml else key
 
     def said(self, key: str, value: object) -> str:
+        if self.toml:
+            return f"{self.name(key)} = {toml_said(value)}"
         if not self.flags:  # a NumPy number as the number (was: shutter=np.float64(720.0))
             number = isinstance(value, numbers.Real) and not isinstance(value, bool)
             return f"{key}={_number_said(float(value))}" if number and not isinstance(
@@ -176,15 +181,34 @@ class Spelling:
             f"{self.name(key)} {value}"
 
     def on(self, key: str) -> str:
-        """A switch turned on: ``--resume``, ``resume=True``."""
-        return self.name(key) if self.flags else f"{key}=True"
+        """A switch turned on: ``--resume``, ``resume=True``, ``resume = true``."""
+        return self.said(key, True) if self.toml else self.name(key) if self.flags \
+            else f"{key}=True"
 
     def form(self, key: str, placeholder: str) -> str:
-        """The setting with a stand-in for its value: ``--samples N``, ``samples=N``."""
-        return f"{self.name(key)} {placeholder}" if self.flags else f"{key}={placeholder}"
+        """The setting with a stand-in for its value: ``--samples N``, ``samples=N``,
+        ``samples = N``."""
+        return f"{self.name(key)} {'= ' * self.toml}{placeholder}" if self.flags or \
+            self.toml else f"{key}={placeholder}"
 
 
-FLAG, KEYWORD = Spelling(True), Spelling(False)
+FLAG, KEYWORD, TOML = Spelling(True), Spelling(False), Spelling(False, toml=True)
+
+
+def respelt(exc: BaseException, spell: Spelling) -> BaseException:
+    """``exc`` with the settings it names spelt as ``spell`` does, where it can say itself
+    so (``exc.respell(spell)``, picklable: a line made inside a library call that names its
+    keywords, said by a command as its flags, by a batch as its file's keys); else ``exc``
+    (its own, or a Ray task's cause's)."""
+    own = exc if hasattr(exc, "respell") else getattr(exc, "cause", None)
+    said = getattr(own, "respell", None)
+    if said is None:
+        return exc
+    again = type(own)(said(spell))
+    again.respell = said  # type: ignore[attr-defined]
+    return again
+
+
 _SPELLING: ContextVar[Spelling] = ContextVar("hfrender_spelling", default=FLAG)
 
 

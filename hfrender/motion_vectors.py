@@ -17,6 +17,7 @@ their own streaks
 from __future__ import annotations
 
 import math
+from functools import partial
 from typing import Any
 
 import numpy as np
@@ -24,7 +25,7 @@ import numpy as np
 from hfrender import validate
 from hfrender.backends.cpu.recon_cells import STILL_PX
 from hfrender.effects import _check_out, _into, _premultiplied, _straight_kept, fuse
-from hfrender.errors import InputError
+from hfrender.errors import KEYWORD, InputError, Spelling
 from hfrender.hyperframe.frame import HyperFrame
 from hfrender.hyperframe.windows import WindowWeights
 from hfrender.interop import to_array
@@ -122,30 +123,38 @@ def _velocity(velocity: Any, size: tuple[int, int, int], most: float | None = No
         raise InputError(f"velocity has {got}; expected {want} (or {want[1:]} for one frame): "
                          f"pixels a frame, x to the right and y down{hint}")
     if not np.isfinite(arr).all():
-        where = tuple(int(i) for i in np.argwhere(~np.isfinite(arr))[0])[single:]
-        raise InputError(f"velocity has a NaN or inf at index {where}; it must be finite "
-                         "pixels a frame")
+        f, y, x, c = (int(i) for i in np.argwhere(~np.isfinite(arr))[0])
+        raise InputError(f"velocity {_at(f, y, x, single)} has {'xy'[c]} = {arr[f, y, x, c]}; "
+                         "it must be finite pixels a frame")
     arr = np.ascontiguousarray(arr, np.float32)
     length = np.hypot(arr[..., 0].astype(np.float64), arr[..., 1].astype(np.float64))
     limit = ABSURD * float(np.hypot(h, w))
     if min(length.max(), math.inf if most is None else most) > limit:
-        raise InputError(_absurd(length, most, limit, single))
+        f, y, x = (int(i) for i in np.unravel_index(np.argmax(length), length.shape))
+        said = partial(_absurd, _at(f, y, x, single), float(length.max()), most, limit)
+        exc = InputError(said(KEYWORD))
+        exc.respell = said  # type: ignore[attr-defined] # (fx: --max-length; a batch: its key)
+        raise exc
     if most is not None and length.max() > most:  # Blender's Max Speed: the direction kept
         arr = (arr * np.minimum(1.0, most / np.maximum(length, most))[..., None]
                ).astype(np.float32)
     return arr
 
 
-def _absurd(length: np.ndarray, most: float | None, limit: float, single: bool) -> str:
-    """The line for the longest of the vectors' ``length`` (N, H, W), over ``limit`` px a
-    frame even clamped to ``most``: where it is (row and column, as the array is indexed;
-    its frame where there are several) and what to give."""
-    f, y, x = (int(i) for i in np.unravel_index(np.argmax(length), length.shape))
-    where = ("" if single else f"of frame {f} ") + f"at row {y}, column {x}"
-    said = f"velocity {where} is {length.max():.4g} px a frame"
+def _at(f: int, y: int, x: int, single: bool) -> str:
+    """Where a pixel of the vectors is: its row and column, as the array is indexed (not
+    focus_pixel's (x, y)); its frame ``f`` too where there are several (not ``single``)."""
+    return ("" if single else f"of frame {f} ") + f"at row {y}, column {x}"
+
+
+def _absurd(where: str, size: float, most: float | None, limit: float,
+            spell: Spelling) -> str:
+    """The line for the longest vector (``size`` px a frame, at ``where``), over ``limit``
+    px a frame even clamped to ``most``: what to give, ``max_length`` named as ``spell``
+    names it (the library's keyword; fx's flag, a jobs file's key: errors.respelt)."""
+    said = f"velocity {where} is {size:.4g} px a frame"
     over = f"over {ABSURD:g} frame diagonals ({limit:.4g} px): not a motion"
     if most is None:
-        return f"{said}, {over}; give max_length= to clamp such vectors"
-    return (f"{said}; clamped to max_length={most:g} it is still {over}; give a max_length "
-            f"of at most {limit:.4g}")
-
+        return f"{said}, {over}; give {spell.form('max_length', 'PX')} to clamp such vectors"
+    return (f"{said}; clamped to {spell.said('max_length', most)} it is still {over}; give "
+            f"a {spell.name('max_length')} of at most {limit:.4g}")

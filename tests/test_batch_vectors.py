@@ -187,3 +187,18 @@ def test_a_vectors_option_after_a_file_of_no_vector_job_is_refused(shots, capsys
     assert main(["batch", str(path), *flag]) == 2
     assert capsys.readouterr().err == f"hfrender: error: {line}\n"
     assert not (shots / "out").exists()
+
+
+@pytest.mark.parametrize("v, tail", [
+    ("", "give max-length = PX to clamp such vectors"),
+    ("max-length = 1e9\n", "clamped to max-length = 1000000000.0 it is still over "
+     "100 frame diagonals (8000 px): not a motion; give a max-length of at most 8000"),
+], ids=["unclamped", "clamped"])
+def test_a_vector_over_100_diagonals_names_the_jobs_key(shots, capsys, v, tail):
+    """A vectors job names its file's key (was 'give max_length=', Python's spelling)."""
+    vectors(shots / "vec", 1, 1e7)
+    path = jobs_file(shots, v=v)
+    assert main(["batch", str(path), "--summary", str(shots / "s.json")]) == 1
+    error = {r["name"]: r["error"] for r in json.loads((shots / "s.json").read_text())}["v"]
+    assert error.startswith("velocity of frame ") and tail in error, error
+    assert "max_length" not in error and "--max-length" not in error

@@ -220,3 +220,19 @@ def test_a_bad_z_beside_the_vectors_is_one_line_naming_its_file(tmp_path, capsys
     assert code == 2 and err.split("\n")[0].split("; the 1 frame")[0] == \
         f"hfrender: error: {want}", err
     assert err.count("\n") == 1
+
+
+@pytest.mark.parametrize("flags, tail", [
+    ([], "1e+07 px a frame, over 100 frame diagonals (8000 px): not a motion; give "
+     "--max-length PX to clamp such vectors"),
+    (["--max-length", "1e9"], "1e+07 px a frame; clamped to --max-length 1e+09 it is still "
+     "over 100 frame diagonals (8000 px): not a motion; give a --max-length of at most 8000"),
+], ids=["unclamped", "clamped"])
+def test_a_vector_over_100_diagonals_names_the_flag(tmp_path, capsys, flags, tail):
+    """fx names --max-length, as its other lines name their flags (was the library's
+    'give max_length= to clamp such vectors', Python's spelling, to a shell)."""
+    src = square_exr(tmp_path, "in.exr", {"forward.u": 1e7, "forward.v": 0.0})
+    assert main(["fx", str(src), "--vectors", str(src), *flags, "-o",
+                 str(tmp_path / "o" / "%04d.exr"), "-q"]) == 2
+    assert capsys.readouterr().err == ("hfrender: error: velocity of frame 0 at row 20, "
+                                       f"column 28 is {tail}\n")

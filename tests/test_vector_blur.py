@@ -124,11 +124,20 @@ def test_frames_dtypes_and_batches() -> None:
     assert np.abs(wide - box_profile(10, 360)).max() < 0.02
 
 
+def one_bad(row: int, col: int, axis: int, value: float) -> np.ndarray:
+    """Still vectors but ``value`` at (``row``, ``col``) on ``axis`` (0: x, 1: y)."""
+    vel = np.zeros((H, W, 2))
+    vel[row, col, axis] = value
+    return vel
+
+
 @pytest.mark.parametrize("kw, message", [
     (dict(velocity=np.zeros((H, W, 3))), "velocity has shape (48, 64, 3); expected (1, 48, 64, "
      "2) (or (48, 64, 2) for one frame): pixels a frame, x to the right and y down"),
-    (dict(velocity=np.full((H, W, 2), np.nan)), "velocity has a NaN or inf at index (0, 0, "
-     "0); it must be finite pixels a frame"),  # (one frame's: its pixel, no frame number)
+    (dict(velocity=np.full((H, W, 2), np.nan)), "velocity at row 0, column 0 has x = nan; "
+     "it must be finite pixels a frame"),  # (one frame's: its pixel, no frame number)
+    (dict(velocity=one_bad(7, 5, 1, -np.inf)), "velocity at row 7, column 5 has y = -inf; "
+     "it must be finite pixels a frame"),  # (row, column: as the too-long vector's line)
     (dict(shutter=0), "shutter=0 must be degrees in (0, 720] (180: half a frame's motion, "
      "360: all of it)"),
     (dict(shutter="wide"), "shutter='wide' must be degrees in (0, 720] (180: half a frame's "

@@ -96,11 +96,22 @@ def test_absurd_vectors_are_one_line(size: float) -> None:
     assert "\n" not in said and said.startswith("velocity")
     if size == 1e7:  # (row, column): the array's order, not focus_pixel's (x, y)
         assert said == (f"velocity at row {ROW}, column {COL} is 1e+07 px a frame, over 100 "
-                        "frame diagonals (1.709e+04 px): not a motion; give max_length= to "
+                        "frame diagonals (1.709e+04 px): not a motion; give max_length=PX to "
                         "clamp such vectors")
-    else:
-        assert f"index ({ROW}, {COL}, 0)" in said and "max_length" not in said
+    else:  # (was: 'at index (45, 80, 0)', the order of none of the other lines)
+        assert said == (f"velocity at row {ROW}, column {COL} has x = {size}; it must be "
+                        "finite pixels a frame")
 
+
+
+def test_a_nan_of_one_frame_of_several_names_its_frame_row_and_column() -> None:
+    f, v = scene(None)
+    v2 = np.stack([v, v])
+    v2[1, 3, 7, 1] = np.nan
+    with pytest.raises(InputError) as err:
+        hf.vector_blur(np.stack([f, f]), v2, backend="cpu")
+    assert str(err.value) == ("velocity of frame 1 at row 3, column 7 has y = nan; it must be "
+                              "finite pixels a frame")
 
 def test_a_vector_over_the_limit_even_clamped_is_told_the_limit() -> None:
     """max_length given but itself over 100 diagonals: the line says the clamped vector is
