@@ -320,7 +320,8 @@ def test_a_focus_pixel_with_a_distance_focuses_each_frame_at_its_depth_there(tmp
 
 def test_a_focus_pixel_with_a_distance_is_checked_as_fx_checks_it(tmp_path, rng, capsys):
     z, _ = scene()
-    z[1, 10, 10] = 0.03  # within the 50 mm focal length in frame 1
+    z[0, 10, 10] = 0.03  # within the 50 mm focal length in frame 0 (fx checks a frame's
+    #                      focus as it reaches it: frame 1's came after frame 0 was kept or not)
     frames = rng.integers(0, 256, (N, H, W, 3), dtype=np.uint8)
     with pytest.raises(hf.InputError) as e:
         hf.depth_of_field(frames, z, focus_distance=4.0, f_stop=1.4, focus_pixel=(10, 10))
@@ -339,7 +340,7 @@ def test_a_focus_pixel_with_a_distance_is_checked_as_fx_checks_it(tmp_path, rng,
                             f"to {W - 1}, y from 0 to {H - 1})")
     with pytest.raises(hf.InputError) as e:
         hf.depth_of_field(frames, z, focus_pixel=(10, 10), f_stop=1.4)
-    tail = (": in frame 1 the depth there is 0.03 m, nearer than the lens's focal length: "
+    tail = (": in frame 0 the depth there is 0.03 m, nearer than the lens's focal length: "
             "nothing can be focused there")
     assert str(e.value) == "focus_pixel=(10, 10)" + tail
     seq, _ = png_sequence(tmp_path, rng, N, H, W)
