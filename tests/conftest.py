@@ -214,3 +214,18 @@ def local_ray():
         ray.shutdown()
         left = end_ours(os.getpid())  # only ours: descendants of this test process
         assert not left, f"Ray processes left behind: {left}"
+
+
+@pytest.fixture
+def launched(emu):
+    """``(dev, names)``: a launcher on the requesting module's CUDA emulator (its ``emu``
+    fixture) that records every kernel it runs."""
+    from hfrender.backends.cuda import launches
+
+    names = []
+
+    def run(name, grid, block, args):
+        names.append(name)
+        emu.run(name, grid, block, args)
+
+    return launches.Device(np, run), names

@@ -8,7 +8,6 @@ from cuda_emu import session_emulator
 from test_cuda_reconstruct import assert_close, both, one_window
 
 import hfrender as hf
-from hfrender.backends.cuda import launches
 from hfrender.backends.cuda import reconstruct as cuda_rc
 
 H, W = 12, 20
@@ -17,17 +16,6 @@ H, W = 12, 20
 @pytest.fixture(scope="module")
 def emu(tmp_path_factory):
     return session_emulator(tmp_path_factory)
-
-
-@pytest.fixture
-def launched(emu):
-    names = []
-
-    def run(name, grid, block, args):
-        names.append(name)
-        emu.run(name, grid, block, args)
-
-    return launches.Device(np, run), names
 
 
 def squares(n: int, seed: int, equal: bool) -> tuple[np.ndarray, ...]:

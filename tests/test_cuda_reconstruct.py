@@ -24,18 +24,6 @@ def emu(tmp_path_factory):
     return session_emulator(tmp_path_factory)  # one build per session, shared by modules
 
 
-@pytest.fixture
-def launched(emu):
-    """``(dev, names)``: a launcher on the emulator that records every kernel it runs."""
-    names = []
-
-    def run(name, grid, block, args):
-        names.append(name)
-        emu.run(name, grid, block, args)
-
-    return launches.Device(np, run), names
-
-
 def scene(rng, n, dtype, *, speed=300.0, still=False):
     """``n`` sub-frames: random colour and depth (a few levels, so depths tie; sky at
     infinite depth, which is still and no hole), a near square
