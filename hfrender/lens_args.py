@@ -77,11 +77,22 @@ def focus_at(pixel: tuple[int, int], depth: Any, focal_length_mm: float, frame: 
     for every caller, where that is within the lens's focal length."""
     x, y = pixel
     at = float(depth[y, x])
-    if not at > focal_length_mm / 1000:
-        head = _pixel_said(pixel, spell) or f"focus_pixel={(x, y)}"
-        raise kind(f"{head}: in frame {frame} the depth there is {at:g} m, nearer than the "
-                   "lens's focal length: nothing can be focused there")
+    focus_each(pixel, [at], focal_length_mm, frame, spell, kind)
     return at
+
+
+def focus_each(pixel: tuple[int, int], at: Any, focal_length_mm: float, first: int = 0,
+               spell: Spelling = KEYWORD, kind: type[InputError] = InputError) -> None:
+    """The depth under a focus pixel in footage frames ``first``, ``first + 1``, ... (``at``,
+    metres) checked at once (fx's .npy pass, before a frame is written): the first within
+    the lens's focal length refused in :func:`focus_at`'s line."""
+    at = np.asarray(at, np.float64)
+    bad = np.flatnonzero(~(at > focal_length_mm / 1000))  # (a NaN too)
+    if bad.size:
+        k = int(bad[0])
+        head = _pixel_said(pixel, spell) or f"focus_pixel={tuple(pixel)}"
+        raise kind(f"{head}: in frame {first + k} the depth there is {at[k]:g} m, nearer "
+                   "than the lens's focal length: nothing can be focused there")
 
 
 def lenses_of(focus_distance: Any, depth: Any, *lens: Any, level: int = 3

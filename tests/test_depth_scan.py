@@ -108,3 +108,24 @@ def test_a_normalised_pass_is_scanned_in_its_metres(tmp_path, rng, near_far, val
                              lambda d: Lens(2.0, 2.8))
     assert str(e.value) == (f"depth frame 4 ({tmp_path / 'd.npy'}) has a value <= 0 "
                             f"({metres}) at pixel (x=3, y=2){POSITIVE}")
+
+
+@pytest.mark.parametrize("resize", [None, "nearest", "linear"])
+def test_a_too_near_focus_pixel_late_in_an_npy_refuses_the_run_before_any_frame(
+        tmp_path, rng, capsys, resize):
+    """--focus-pixel over a depth within the focal length in frame 3 of an .npy: refused
+    before the first frame is written (was: at frame 3, frames 0-2 kept in a .partial
+    folder); a half-size pass resized to the footage, read at the resized pixel."""
+    seq, _ = png_sequence(tmp_path, rng, N, H, W)
+    scale = 1 if resize is None else 2
+    depth = np.full((N, H // scale, W // scale), 2.0, np.float32)
+    under = np.s_[5:6, 6:7] if resize is None else np.s_[2:4, 2:4]  # all footage (6, 5) takes
+    depth[3][under] = 0.03  # within the 50 mm focal length
+    depth[5][under] = 0.01  # a later one: the first is named
+    np.save(tmp_path / "d.npy", depth)
+    flags = [] if resize is None else ["--depth-resize", resize]
+    assert fx_line(capsys, seq, tmp_path / "o" / "%05d.png", tmp_path / "d.npy",
+                   "--f-stop", "2", "--focus-pixel", "6,5", "--quiet", *flags) == (
+        "--focus-pixel 6,5: in frame 3 the depth there is 0.03 m, nearer than the lens's "
+        "focal length: nothing can be focused there")
+    assert not (tmp_path / "o").exists()

@@ -18,14 +18,17 @@ from hfrender.io.sequence_files import output_start
 
 def depth_pass_of(source: str, s: FxSettings, size: tuple[int, int], count: int) -> Any:
     """The depth pass of ``s`` for footage ``source`` of ``size`` and ``count`` frames,
-    checked (:func:`.depth_pass.depth_for`), and the focus pixel in the footage."""
+    checked (:func:`.depth_pass.depth_for`), and the focus pixel in the footage (an .npy's
+    depth under it in every frame, too)."""
     s.check_size(size)
     # a sequence: its frames' numbers; one picture: its name's, as its output frame's (was
     # none: shot.1005.png beside depth z.1001..z.1010 refused, its folder took z.1005)
     numbered = not Path(source).is_file() or is_one_image(source)
-    return depth_for(s.depth, s.disparity() or s.depth_range or s.depth_scale,
-                     s.depth_zero_is_sky, size, count, s.lens_for, s.depth_resize,
-                     output_start(source) if numbered else None)
+    depth = depth_for(s.depth, s.disparity() or s.depth_range or s.depth_scale,
+                      s.depth_zero_is_sky, size, count, s.lens_for, s.depth_resize,
+                      output_start(source) if numbered else None)
+    s.check_focus(depth.column)  # every frame of an .npy's, before any is written
+    return depth
 
 
 def focused(s: FxSettings, depth: Any) -> FxSettings:

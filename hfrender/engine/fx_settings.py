@@ -21,7 +21,7 @@ from hfrender.disparity import (
 from hfrender.errors import FLAG, about
 from hfrender.io.depth_pass import RESIZES
 from hfrender.io.encoding import Encoding
-from hfrender.lens_args import focus_at, focus_pixel, one_focus, pixel_inside
+from hfrender.lens_args import focus_at, focus_each, focus_pixel, one_focus, pixel_inside
 from hfrender.optics import Lens, check_blades
 from hfrender.shutter_curve import CURVES, SHUTTER, vector_max_length, vector_shutter
 
@@ -294,3 +294,11 @@ class FxSettings:
             return self.lens
         return replace(self.lens, focus_distance=focus_at(
             self.focus_pixel, depth, self.lens.focal_length_mm, frame, FLAG, ConfigError))
+
+    def check_focus(self, column: Callable[[int, int], np.ndarray] | None) -> None:
+        """The depth pass's metres under ``focus_pixel`` in every frame (``column``, an
+        array pass's: ``DepthPass.column``) checked at once, before a frame is written: the
+        first within the focal length refused in :meth:`lens_for`'s line."""
+        if self.focus_pixel is not None and self.lens is not None and column is not None:
+            focus_each(self.focus_pixel, column(*self.focus_pixel),
+                       self.lens.focal_length_mm, 0, FLAG, ConfigError)

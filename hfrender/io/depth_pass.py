@@ -51,6 +51,9 @@ class DepthPass:
     files: list[Path] | None = None  # a sequence's, each frame's (named in its errors)
     focus: float | None = None  # a disparity map's: the stand-in metres of its focus
     array: np.ndarray | None = None  # an .npy's or .npz's frames as stored (checked whole)
+    # an .npy's or .npz's metres under footage pixel (x, y) in every frame, read without
+    # making whole frames (its focus pixel checked before a frame is written)
+    column: Callable[[int, int], np.ndarray] | None = None
 
     def file(self, i: int) -> Path:
         """The file frame ``i`` is read from (a sequence's, or the pass's one file)."""
@@ -216,7 +219,8 @@ def open_depth(path: str, scale: Scale = 1.0, zero_is_sky: bool = False) -> Dept
         rest = (_metres(arr[i], scale, zero_is_sky) for i in range(1, len(arr)))
         return DepthPass(path, int(arr.shape[0]), (int(arr.shape[2]), int(arr.shape[1])),
                          itertools.chain([first] if len(arr) else [], rest), first,
-                         _units_note(path, arr[0] if len(arr) else arr, scale), array=arr)
+                         _units_note(path, arr[0] if len(arr) else arr, scale), array=arr,
+                         column=lambda x, y: _metres(arr[:, y, x], scale, zero_is_sky))
     files = sequence_files(path)
     if files is None and p.is_file() and p.suffix.lower() in (".png", ".exr"):
         say_channel(path, p, "its")  # (was: said of a sequence alone)
@@ -330,7 +334,9 @@ def _stand_in(depth: DepthPass, disparity: Disparity, w: int, h: int) -> DepthPa
     first = depth.first * k
     frames = itertools.repeat(first) if depth.static else (
         first if f is depth.first else f * k for f in depth.frames)
-    depth = replace(depth, first=first, frames=frames,
+    inner = depth.column  # (bound now: depth is replaced below)
+    column = inner and (lambda x, y: inner(x, y) * k)
+    depth = replace(depth, first=first, frames=frames, column=column,
                     focus=None if disparity.pixel else fit.focus_distance)
     return replace(depth, frames=_checked(depth, disparity=True))
 

@@ -7,8 +7,9 @@ from __future__ import annotations
 
 import itertools
 import logging
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import replace
+from functools import partial
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -95,5 +96,21 @@ def resized(depth: DepthPass, size: tuple[int, int], how: str | None,
                                    f"{dw}x{dh}: a depth pass's frames must be one size")
             yield first if f is depth.first else resample(f, rows, cols, disparity)
 
-    return replace(depth, size=size, first=first,
+    column = depth.column and partial(_point, depth.column, rows, cols, disparity)
+    return replace(depth, size=size, first=first, column=column,
                    frames=itertools.repeat(first) if depth.static else frames())
+
+
+def _point(column: Callable[[int, int], np.ndarray], rows: tuple, cols: tuple,
+           disparity: bool, x: int, y: int) -> np.ndarray:
+    """The resized pass's metres at footage pixel (x, y) in every frame, from the stored
+    pass's ``column`` under the (up to) 2x2 pixels :func:`taps` give it, mixed as
+    :func:`resample` mixes whole frames."""
+    (r0, r1, rt), (c0, c1, ct) = rows, cols
+    patch = np.stack([np.stack([column(int(c[x]), int(r[y])) for c in (c0, c1)])
+                      for r in (r0, r1)])  # (2, 2, frames)
+
+    def one(t: np.ndarray | None, i: int) -> tuple:
+        return np.array([0]), np.array([1]), None if t is None else t[i:i + 1]
+
+    return resample(patch, one(rt, y), one(ct, x), disparity)[0, 0]
