@@ -17,6 +17,7 @@ their own streaks
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from functools import partial
 from typing import Any
 
@@ -124,17 +125,13 @@ def _velocity(velocity: Any, size: tuple[int, int, int], most: float | None = No
                          f"pixels a frame, x to the right and y down{hint}")
     if not np.isfinite(arr).all():
         f, y, x, c = (int(i) for i in np.argwhere(~np.isfinite(arr))[0])
-        raise InputError(f"velocity {_at(f, y, x, single)} has {'xy'[c]} = {arr[f, y, x, c]}; "
-                         "it must be finite pixels a frame")
+        raise _refused(partial(_not_finite, "xy"[c], float(arr[f, y, x, c])), f, y, x, single)
     arr = np.ascontiguousarray(arr, np.float32)
     length = np.hypot(arr[..., 0].astype(np.float64), arr[..., 1].astype(np.float64))
     limit = ABSURD * float(np.hypot(h, w))
     if min(length.max(), math.inf if most is None else most) > limit:
         f, y, x = (int(i) for i in np.unravel_index(np.argmax(length), length.shape))
-        said = partial(_absurd, _at(f, y, x, single), float(length.max()), most, limit)
-        exc = InputError(said(KEYWORD))
-        exc.respell = said  # type: ignore[attr-defined] # (fx: --max-length; a batch: its key)
-        raise exc
+        raise _refused(partial(_absurd, float(length.max()), most, limit), f, y, x, single)
     if most is not None and length.max() > most:  # Blender's Max Speed: the direction kept
         arr = (arr * np.minimum(1.0, most / np.maximum(length, most))[..., None]
                ).astype(np.float32)
@@ -147,7 +144,26 @@ def _at(f: int, y: int, x: int, single: bool) -> str:
     return ("" if single else f"of frame {f} ") + f"at row {y}, column {x}"
 
 
-def _absurd(where: str, size: float, most: float | None, limit: float,
+def _refused(line: Callable[[str, Spelling], str], f: int, y: int, x: int, single: bool,
+             first: int = 0) -> InputError:
+    """The error ``line(where, spell)`` says of pixel (y, x) of frame ``f`` (:func:`_at`;
+    frames counted from ``first``), with its ``respell`` (fx's flags, a jobs file's keys:
+    :func:`hfrender.errors.respelt`) and ``renumber(first)``: the same error, its frame
+    counted from ``first`` (fx's footage frame of a hyperframe's first; was its place in
+    the hyperframe). Both partials: picklable, as a worker's error must be."""
+    said = partial(line, _at(first + f, y, x, single))
+    exc = InputError(said(KEYWORD))
+    exc.respell = said  # type: ignore[attr-defined] # (fx: --max-length; a batch: its key)
+    exc.renumber = partial(_refused, line, f, y, x, single)  # type: ignore[attr-defined]
+    return exc
+
+
+def _not_finite(axis: str, value: float, where: str, spell: Spelling) -> str:
+    """The line for a NaN or infinite component (``axis`` x or y) of a vector at ``where``."""
+    return f"velocity {where} has {axis} = {value}; it must be finite pixels a frame"
+
+
+def _absurd(size: float, most: float | None, limit: float, where: str,
             spell: Spelling) -> str:
     """The line for the longest vector (``size`` px a frame, at ``where``), over ``limit``
     px a frame even clamped to ``most``: what to give, ``max_length`` named as ``spell``

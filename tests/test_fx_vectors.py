@@ -236,3 +236,24 @@ def test_a_vector_over_100_diagonals_names_the_flag(tmp_path, capsys, flags, tai
                  str(tmp_path / "o" / "%04d.exr"), "-q"]) == 2
     assert capsys.readouterr().err == ("hfrender: error: velocity of frame 0 at row 20, "
                                        f"column 28 is {tail}\n")
+
+
+def test_a_bad_vector_late_in_a_sequence_names_its_footage_frame(tmp_path, capsys):
+    """A vector over 100 diagonals in footage frame 5 (file 1006 of 1001..1008), fused in
+    a hyperframe that starts at frame 4: the line says frame 5, as fx's depth lines count
+    (was: frame 1, counted from its hyperframe's first frame)."""
+    rgb = np.full((16, 24), 0.3, np.float32)
+    (tmp_path / "v").mkdir()
+    for i in range(8):
+        u = np.zeros((16, 24), np.float32)
+        u[4, 7] = 1e7 if i == 5 else 2.0
+        write_exr(tmp_path / "v" / f"{1001 + i}.exr",
+                  {"R": rgb, "G": rgb, "B": rgb, "forward.u": u, "forward.v": 0 * u})
+    src = str(tmp_path / "v" / "%04d.exr")
+    assert main(["fx", src, "--vectors", src, "-o", str(tmp_path / "o" / "%04d.exr"),
+                 "-q"]) == 2
+    err = capsys.readouterr().err
+    assert err.split("; the ")[0] == (
+        "hfrender: error: velocity of frame 5 at row 4, column 7 is 1e+07 px a frame, over "
+        "100 frame diagonals (2884 px): not a motion; give --max-length PX to clamp such "
+        "vectors"), err

@@ -13,6 +13,7 @@ from hfrender.effects import fuse, motion_blur
 from hfrender.engine.buffers import float_block
 from hfrender.engine.deep_output import finish
 from hfrender.engine.fx_settings import FxSettings
+from hfrender.errors import InputError
 from hfrender.hyperframe.frame import HyperFrame
 from hfrender.hyperframe.windows import WindowWeights, sliding_in_span
 from hfrender.motion_vectors import vector_blur
@@ -55,6 +56,21 @@ class FxFusion:
         return sliding_in_span(self.weights, self.s.stride, hyper.first_index, hyper.halo,
                                hyper.frame_count)
 
+    def _vector_blur(self, hyper: HyperFrame, lo: int, hi: int, out: Any) -> Any:
+        """Frames ``lo:hi`` of ``hyper`` blurred along their vectors; a vector refused names
+        its footage frame (was: its place in the hyperframe, frame 1 for frame 5)."""
+        s = self.s
+        try:
+            return vector_blur(hyper.frames[lo:hi], hyper.velocity[lo:hi],
+                               None if hyper.depth is None else hyper.depth[lo:hi],
+                               shutter=s.shutter, max_length=s.max_length,
+                               linear_light=s.linear_light, backend=s.backend, out=out)
+        except InputError as exc:
+            renumber = getattr(exc, "renumber", None)
+            if renumber is None:
+                raise
+            raise renumber(hyper.first_index + lo - self.pad) from None
+
     def fuse(self, hyper: HyperFrame, windows: WindowWeights, out: Any,
              first: int = 0) -> np.ndarray:
         s, codes = self.s, out
@@ -67,9 +83,7 @@ class FxFusion:
             if note is not None:  # (not told by another fusion thread meanwhile)
                 log.warning("%s", note)
         if s.vectors is not None:  # one frame a window, blurred along its vectors
-            res = vector_blur(span, hyper.velocity[lo:hi], None if hyper.depth is None else
-                              hyper.depth[lo:hi], shutter=s.shutter, max_length=s.max_length,
-                              linear_light=s.linear_light, backend=s.backend, out=out)
+            res = self._vector_blur(hyper, lo, hi, out)
         elif s.lens is None:
             res = motion_blur(span, s.window, stride=s.stride, weights=self.weights,
                               linear_light=s.linear_light, backend=s.backend, out=out)
