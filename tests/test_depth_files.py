@@ -156,8 +156,8 @@ def test_a_depth_pass_of_another_size_is_scaled_to_the_footage_when_asked(tmp_pa
                                                                           capsys):
     """A depth estimator's pass at half the footage's size: refused in one line that names
     --depth-resize; with --depth-resize nearest each depth pixel covers 2x2 of the footage
-    (the picture of that depth given at full size), with linear the picture of the depth
-    interpolated between pixel centres."""
+    (the picture of that depth given at full size), with linear the picture of its inverse
+    1/z interpolated between pixel centres (sky 0; was the metres themselves)."""
     seq, _ = scene(tmp_path, rng)
     half = rng.uniform(0.8, 4.0, (3, 18, 32)).astype(np.float32)
     half[:, :5, :8] = np.inf  # sky in a corner
@@ -170,7 +170,7 @@ def test_a_depth_pass_of_another_size_is_scaled_to_the_footage_when_asked(tmp_pa
         "footage\n")
     assert not (tmp_path / "no").exists()
     for how, full in (("nearest", half.repeat(2, axis=1).repeat(2, axis=2)),
-                      ("linear", np.stack([bilinear(d, 36, 64) for d in half]))):
+                      ("linear", np.stack([1 / bilinear(1 / d, 36, 64) for d in half]))):
         np.save(tmp_path / f"{how}.npy", full)
         assert main(["fx", str(seq), "--depth", str(tmp_path / f"{how}.npy"), *LENS, "-o",
                      str(tmp_path / f"want_{how}" / "%02d.png")]) == 0
@@ -205,18 +205,19 @@ def bilinear(d, h, w):
 
 
 def test_resizing_keeps_sky_and_slopes():
-    """Linear scaling of a slope gives the slope between pixel centres (its ends held);
-    sky (inf) spreads over the pixels that take any of it and never becomes NaN; nearest
-    takes the pixel under each centre, also when shrinking."""
-    ramp = np.tile(np.arange(4, dtype=np.float32), (2, 1)) + 1  # 1 2 3 4 across
+    """Linear scaling of a slope in 1/z (a plane's) gives that slope between pixel centres
+    (its ends held); a pixel between sky (inf, 1/z 0) and a depth takes a part of that
+    depth's 1/z (halfway: twice as far), never NaN; nearest takes the pixel under each
+    centre, also when shrinking."""
+    ramp = 1 / (np.tile(np.arange(4, dtype=np.float32), (2, 1)) + 1)  # 1/z: 1 1/2 1/3 1/4
     rows, cols = depth_scale.taps(2, 2, "linear"), depth_scale.taps(4, 8, "linear")
-    got = depth_scale.resample(ramp, rows, cols)
-    np.testing.assert_allclose(got[0], [1, 1.25, 1.75, 2.25, 2.75, 3.25, 3.75, 4], rtol=1e-6)
-    sky = np.float32([[1, np.inf, 1]])
+    got = depth_scale.resample(1 / ramp, rows, cols)
+    centres = [0, 0.25, 0.75, 1.25, 1.75, 2.25, 2.75, 3]  # in the 4 pixels, ends held
+    np.testing.assert_allclose(1 / got[0], np.interp(centres, range(4), ramp[0]), rtol=1e-6)
+    sky = np.float32([[np.inf, 2, np.inf]])
     got = depth_scale.resample(sky, depth_scale.taps(1, 1, "linear"),
                                depth_scale.taps(3, 6, "linear"))
-    assert not np.isnan(got).any()
-    np.testing.assert_array_equal(np.isinf(got[0]), [False, True, True, True, True, False])
+    np.testing.assert_allclose(got[0], [np.inf, 8, 8 / 3, 8 / 3, 8, np.inf], rtol=1e-6)
     rng = np.random.default_rng(22)  # sizes whose centres fall on whole pixels in float64
     for (h, w), (fh, fw) in (((56, 100), (65, 116)), *[
             ((int(a), int(b)), (int(c), int(d))) for a, b, c, d in rng.integers(8, 130,
@@ -226,7 +227,8 @@ def test_resizing_keeps_sky_and_slopes():
         got = depth_scale.resample(d, depth_scale.taps(h, fh, "linear"),
                                    depth_scale.taps(w, fw, "linear"))
         assert not np.isnan(got).any(), ((h, w), (fh, fw))
-        assert np.isinf(got[:, 0]).all() and (got[:, -1] == 3).all()
+        assert np.isinf(got[:, 0]).all()
+        np.testing.assert_allclose(got[:, -1], 3, rtol=1e-6)
     shrink = depth_scale.resample(np.arange(16, dtype=np.float32).reshape(4, 4),
                                   depth_scale.taps(4, 2, "nearest"),
                                   depth_scale.taps(4, 2, "nearest"))

@@ -125,7 +125,7 @@ def _dof_options(d: Any) -> None:
                         "frame)")
     d.add_argument("--depth-resize", choices=RESIZES, default=None,
                    help="scale a depth pass of another size (a depth estimator's) to the "
-                        "footage: nearest keeps edges hard, linear smooths slopes")
+                        "footage: nearest keeps edges hard, linear smooths slopes (in 1/z)")
     d.add_argument("--focus-distance", type=number(float), default=None, metavar="M",
                    help="distance in focus, in metres (inf: focused at infinity)")
     d.add_argument("--focus-pixel", default=None, metavar="X,Y",

@@ -1,7 +1,8 @@
 """Scaling a depth pass of another size to its footage (``fx --depth-resize``), frame by
-frame: nearest (each depth pixel held: hard edges) or linear (between pixel centres), sky
-(inf) kept sky; a disparity map's linear between its disparities, not its inverse (what a
-plane makes linear in the picture: a slanted plane's, exactly)."""
+frame: nearest (each depth pixel held: hard edges) or linear (between pixel centres) in
+inverse depth 1/z, metres and a disparity map's inverse alike: what a plane makes linear in
+the picture (a slanted plane's, exactly) and the circle of confusion is linear in; sky
+(inf, 1/z 0) kept sky where no nearer pixel is taken."""
 
 from __future__ import annotations
 
@@ -36,14 +37,15 @@ def taps(n_in: int, n_out: int, how: str) -> tuple[np.ndarray, np.ndarray, np.nd
     return i0, np.minimum(i0 + 1, n_in - 1), x - i0  # float64: 0.99999999 is no 1
 
 
-def resample(frame: np.ndarray, rows: tuple, cols: tuple,
-             disparity: bool = False) -> np.ndarray:
-    """``frame`` (H, W) through :func:`taps`' rows and columns; sky (inf) stays sky, and
-    spreads over the pixels that take any of it (inf times a zero weight is left out).
-    ``disparity``: ``frame`` is a disparity map's inverse (:func:`hfrender.disparity.inverse`,
-    stand-in metres over their scale), resampled as its disparity (sky 0): a pixel between
-    sky and a disparity d takes a part of d (twice as far halfway), as the blur would."""
-    if not disparity or rows[2] is None:  # (nearest: the pixels themselves either way)
+def resample(frame: np.ndarray, rows: tuple, cols: tuple) -> np.ndarray:
+    """``frame`` (H, W) metres through :func:`taps`' rows and columns, linearly in inverse
+    depth 1/z (sky, inf: 0), for metres and a disparity map's inverse alike (was: metres
+    linearly, a slanted plane 6% off at 4x up, an edge's pixels blurred nearly as its far
+    side): a plane's 1/z is linear in the picture, so a slanted plane comes out at its
+    depth at the new centres, and a circle of confusion is linear in 1/z, so a pixel
+    across an edge is blurred between its two sides as it mixes them; against sky, halfway
+    is twice as far. Nearest: the pixels themselves."""
+    if rows[2] is None:
         return _mix(_mix(frame, *rows, axis=0), *cols, axis=1)
     with np.errstate(divide="ignore"):
         d = np.float32(1) / frame  # sky (inf): 0
@@ -66,11 +68,9 @@ def _mix(a: np.ndarray, i0: np.ndarray, i1: np.ndarray, t: np.ndarray | None,
     return (lo + hi).astype(np.float32)
 
 
-def resized(depth: DepthPass, size: tuple[int, int], how: str | None,
-            disparity: bool = False) -> DepthPass:
-    """``depth`` scaled to ``size`` (w, h) frame by frame, ``how`` (:data:`RESIZES`;
-    ``disparity``: a disparity map's inverse, see :func:`resample`); a pass of another
-    shape, or no ``how``, refused in one line."""
+def resized(depth: DepthPass, size: tuple[int, int], how: str | None) -> DepthPass:
+    """``depth`` scaled to ``size`` (w, h) frame by frame, ``how`` (:data:`RESIZES`,
+    :func:`resample`); a pass of another shape, or no ``how``, refused in one line."""
     (w, h), (dw, dh) = size, depth.size
     if (dw, dh) == (h, w):  # a phone's clip stored on its side, played turned upright
         raise FootageError(f"depth {depth.path} is {dw}x{dh}, the footage {w}x{h} as it "
@@ -87,22 +87,22 @@ def resized(depth: DepthPass, size: tuple[int, int], how: str | None,
                            "footage's shape first")
     log.info("depth %s: %dx%d scaled to %dx%d (%s)", depth.path, dw, dh, w, h, how)
     rows, cols = taps(dh, h, how), taps(dw, w, how)
-    first = resample(depth.first, rows, cols, disparity)
+    first = resample(depth.first, rows, cols)
 
     def frames() -> Iterator[np.ndarray]:
         for i, f in enumerate(depth.frames):
             if f.shape != (dh, dw):  # the taps fit the first frame's size alone
                 raise FootageError(f"depth frame {i} is {f.shape[1]}x{f.shape[0]}, its first "
                                    f"{dw}x{dh}: a depth pass's frames must be one size")
-            yield first if f is depth.first else resample(f, rows, cols, disparity)
+            yield first if f is depth.first else resample(f, rows, cols)
 
-    column = depth.column and partial(_point, depth.column, rows, cols, disparity)
+    column = depth.column and partial(_point, depth.column, rows, cols)
     return replace(depth, size=size, first=first, column=column,
                    frames=itertools.repeat(first) if depth.static else frames())
 
 
-def _point(column: Callable[[int, int], np.ndarray], rows: tuple, cols: tuple,
-           disparity: bool, x: int, y: int) -> np.ndarray:
+def _point(column: Callable[[int, int], np.ndarray], rows: tuple, cols: tuple, x: int,
+           y: int) -> np.ndarray:
     """The resized pass's metres at footage pixel (x, y) in every frame, from the stored
     pass's ``column`` under the (up to) 2x2 pixels :func:`taps` give it, mixed as
     :func:`resample` mixes whole frames."""
@@ -113,4 +113,4 @@ def _point(column: Callable[[int, int], np.ndarray], rows: tuple, cols: tuple,
     def one(t: np.ndarray | None, i: int) -> tuple:
         return np.array([0]), np.array([1]), None if t is None else t[i:i + 1]
 
-    return resample(patch, one(rt, y), one(ct, x), disparity)[0, 0]
+    return resample(patch, one(rt, y), one(ct, x))[0, 0]
