@@ -96,7 +96,7 @@ def twelve(header):
 def test_twelve_influences_a_vertex_are_posed_in_numpy_and_drawn(gl_context, tmp_path):
     """A third set (JOINTS_2/WEIGHTS_2) is past the shader's 8 a vertex: posed in NumPy
     (was: taken to the shader, "could not broadcast (6,12) into (6,8)" at the draw)."""
-    from hfrender.renderer.skinning import fits
+    from hfrender.renderer.skinning import unfit
 
     path = write_bar(tmp_path, "twelve", twelve)
     part, at = pose_at(path)
@@ -107,7 +107,8 @@ def test_twelve_influences_a_vertex_are_posed_in_numpy_and_drawn(gl_context, tmp
     red, clip = shot(gl_context, path, 1.0)
     want = np.vstack([REST[:2], at[2:]])
     np.testing.assert_allclose(drawn_box(red), box_of(clip, want), atol=1.0)
-    assert not fits(gl_context().ctx, part)
+    assert unfit(gl_context().ctx, part) == (
+        "12 joints a vertex (JOINTS_0 to JOINTS_2), past the 8 the vertex shader poses")
 
 
 @pytest.mark.parametrize("gone, kept", [("WEIGHTS_0", "JOINTS_0"), ("JOINTS_0", "WEIGHTS_0"),

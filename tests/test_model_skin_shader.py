@@ -136,3 +136,43 @@ def test_a_part_of_more_targets_than_the_shader_takes_is_posed_by_numpy(
     assert calls  # (posed by NumPy)
     for plane, plane0 in zip(got, want, strict=True):
         np.testing.assert_array_equal(plane, plane0)
+
+
+def said_posed_in_numpy(caplog):
+    return [r.getMessage() for r in caplog.records
+            if r.levelname == "WARNING" and "posed in NumPy" in r.getMessage()]
+
+
+def test_a_part_past_the_shaders_limits_is_said_once_naming_the_model_and_the_limit(
+        gl_context, tmp_path, caplog, monkeypatch):
+    """A part the shader cannot pose falls back to NumPy's posing (drawn the same, slower):
+    one warning naming the file and the limit passed, once however many renderers draw it
+    (was: unsaid, a render of a dense rig simply slower)."""
+    from test_model_skin_checks import twelve
+
+    path = write_bar(tmp_path, "twelve", twelve)
+    caplog.set_level("WARNING")
+    for _ in range(2):  # (a second renderer, as a batch's next job: not again)
+        planes(gl_context, path, 0.5, True)
+    assert said_posed_in_numpy(caplog) == [
+        "twelve.gltf: 1 skinned or morphed part of it has 12 joints a vertex (JOINTS_0 to "
+        "JOINTS_2), past the 8 the vertex shader poses: it is posed in NumPy every "
+        "sub-frame instead (the same pixels, slower: some 2-7 ms a sub-frame for 10,000 "
+        "vertices); export it with at most 8 influences a vertex (Blender: Bone Influences) "
+        "to pose it in the shader"]
+    caplog.clear()
+    planes(gl_context, write_bar(tmp_path, "twelve_b", twelve), 0.5, False)
+    assert not said_posed_in_numpy(caplog)  # (NumPy's posing asked for: the reference)
+
+
+def test_more_morph_targets_than_the_shader_takes_are_said(gl_context, tmp_path, caplog,
+                                                           monkeypatch):
+    from hfrender.renderer import skinning
+
+    monkeypatch.setattr(skinning, "MAX_TARGETS", 0)
+    caplog.set_level("WARNING")
+    planes(gl_context, write_quad(tmp_path), 0.5, True)
+    assert said_posed_in_numpy(caplog) == [
+        "quad.gltf: 1 skinned or morphed part of it has 1 morph target, past the 0 the "
+        "vertex shader poses: it is posed in NumPy every sub-frame instead (the same "
+        "pixels, slower: some 2-7 ms a sub-frame for 10,000 vertices)"]

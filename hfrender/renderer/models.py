@@ -4,6 +4,7 @@ flat or smooth normals), so the built-in geometries keep their programs unchange
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -11,7 +12,7 @@ from typing import Any
 import numpy as np
 
 from hfrender.renderer.programs import glsl, set_uniform, surface_source
-from hfrender.renderer.skinning import PartShape, ShaderPose, fits, shader_pose
+from hfrender.renderer.skinning import INFLUENCES, PartShape, ShaderPose, shader_pose, unfit
 from hfrender.renderer.surface import surface_program
 from hfrender.scene.meshes import Part, model_data
 from hfrender.scene.model_animation import weight_row_count
@@ -20,6 +21,7 @@ from hfrender.scene.model_skins import facing, posed, skin_starts
 
 GL_SRGB8_ALPHA8 = 0x8C43  # textures are decoded from sRGB by the sampler (mipmaps too)
 DEFINE = "#define HF_MODEL 1\n"
+log = logging.getLogger(__name__)
 _STILL = np.zeros((4, 4))  # a posed skin's u_clip_rate: its vertices carry their rates
 _ATTRIBUTES = (("in_position", "3f", "3x4"), ("in_normal", "3f", "3x4"),
                ("in_uv", "2f", "2x4"), ("in_color", "4f2", "4x2"))
@@ -92,14 +94,18 @@ class ModelDrawer:
                     made[id(image)] = self._texture(image)
                 return None if image is None else made[id(image)]
 
+            parts = model_data(geometry).parts
+            moved = [part.skin is not None or part.morph is not None for part in parts]
+            why = [unfit(self.ctx, part) if p else None
+                   for part, p in zip(parts, moved, strict=True)]
             self.uploads[geometry] = [
                 (self.ctx.buffer(part.vertices.tobytes()), self.ctx.buffer(part.indices.tobytes()),
                  texture(part.texture), texture(part.emission_texture), part,
-                 None if part.skin is None and part.morph is None else self.ctx.buffer(
-                     reserve=16 * len(part.vertices)),
-                 PartShape(self.ctx, part) if (part.skin or part.morph) is not None
-                 and fits(self.ctx, part) else None)
-                for part in model_data(geometry).parts]
+                 self.ctx.buffer(reserve=16 * len(part.vertices)) if p else None,
+                 PartShape(self.ctx, part) if p and w is None else None)
+                for part, p, w in zip(parts, moved, why, strict=True)]
+            if self.shader_posing:
+                _say_numpy_posed(geometry, [w for w in why if w is not None])
         return self.uploads[geometry]
 
     def _texture(self, image: np.ndarray) -> Any:
@@ -206,6 +212,25 @@ class ModelDrawer:
             obj.release()
         self.vaos, self.programs, self.uploads = {}, {}, {}
         self.posed, self.kept = {}, {}  # (keyed by buffers' ids, which new ones may take)
+
+
+_SAID: set[str] = set()  # models whose parts posed in NumPy were said (once a process)
+
+
+def _say_numpy_posed(geometry: str, why: list[str]) -> None:
+    """Once a model: its parts past the shader's limits (:func:`~hfrender.renderer.skinning.
+    unfit`'s ``why``), posed in NumPy each sub-frame instead (was: unsaid, only slower)."""
+    if not why or geometry in _SAID:
+        return
+    _SAID.add(geometry)
+    n = len(why)
+    fix = (f"; export it with at most {INFLUENCES} influences a vertex (Blender: Bone "
+           "Influences) to pose it in the shader") if "joints a vertex" in why[0] else ""
+    log.warning("%s: %d skinned or morphed part%s of it %s %s: %s posed in NumPy every "
+                "sub-frame instead (the same pixels, slower: some 2-7 ms a sub-frame for "
+                "10,000 vertices)%s", model_data(geometry).path.name, n, "s" * (n != 1),
+                "has" if n == 1 else "have (the first)", why[0],
+                "it is" if n == 1 else "they are", fix)
 
 
 def poser(geometry: str, moves: list[np.ndarray], start: int, rates: np.ndarray,

@@ -12,7 +12,8 @@ again, about half a sub-frame at 50,000 vertices (``benchmarks/RESULTS.md``). A 
 more joints than a texture's rows (``GL_MAX_TEXTURE_SIZE``, 16,384 on llvmpipe), of more
 than :data:`INFLUENCES` influences a vertex (``JOINTS_2`` on), of more than
 :data:`MAX_TARGETS` morph targets, or of targets' deltas past a texture's size is
-posed in NumPy as before."""
+posed in NumPy as before (:func:`unfit` says which limit it passes; the renderer warns of it
+once a model)."""
 
 from __future__ import annotations
 
@@ -69,16 +70,30 @@ def shader_pose(part: Part, matrices: np.ndarray | None, rates: np.ndarray | Non
     return ShaderPose(joints, weights, rated)
 
 
-def fits(ctx: Any, part: Part) -> bool:
-    """Whether ``part`` (skinned or morphed) can be posed in the shader: its joints within
-    a texture's rows and :data:`INFLUENCES` a vertex at most, its morph targets
-    :data:`MAX_TARGETS` at most and their deltas within a texture."""
+def unfit(ctx: Any, part: Part) -> str | None:
+    """Why ``part`` (skinned or morphed) cannot be posed in the shader, the limit it passes
+    (``"12 joints a vertex (JOINTS_0 to JOINTS_2), past the 8 the vertex shader poses"``),
+    or None where it can: its joints within a texture's rows and :data:`INFLUENCES` a
+    vertex at most, its morph targets :data:`MAX_TARGETS` at most and their deltas within
+    a texture."""
     most = int(ctx.info.get("GL_MAX_TEXTURE_SIZE", 1 << 30))
     skin, morph = part.skin, part.morph
-    if skin is not None and (len(skin.joints) > most
-                             or skin.influences.shape[1] > INFLUENCES):
-        return False
-    return morph is None or (len(morph.defaults) <= MAX_TARGETS and _rows(part) <= most)
+    if skin is not None and len(skin.joints) > most:
+        return (f"a skin of {len(skin.joints)} joints, past the {most} rows of a texture "
+                "(GL_MAX_TEXTURE_SIZE) the vertex shader reads them from")
+    if skin is not None and (n := skin.influences.shape[1]) > INFLUENCES:
+        return (f"{n} joints a vertex (JOINTS_0 to JOINTS_{n // 4 - 1}), past the "
+                f"{INFLUENCES} the vertex shader poses")
+    if morph is None:
+        return None
+    if (k := len(morph.defaults)) > MAX_TARGETS:
+        return (f"{k} morph target{'s' * (k != 1)}, past the {MAX_TARGETS} the vertex shader "
+                "poses")
+    if _rows(part) > most:
+        return (f"{k} morph targets of {len(part.vertices)} vertices, whose deltas fill "
+                f"{_rows(part)} rows of {WIDE} texels, past a texture's {most} "
+                "(GL_MAX_TEXTURE_SIZE)")
+    return None
 
 
 def _rows(part: Part) -> int:
