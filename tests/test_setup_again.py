@@ -130,3 +130,27 @@ def test_the_second_scenes_update_says_nothing_either(tmp_path, capsys):
     assert count.read_text() == "xx"
     assert "UPDATE of setup 1" in out.out
     assert "UPDATE of setup 2" not in out.out + out.err
+
+
+def test_an_update_failing_partway_at_a_neighbour_frame_is_no_second_setup(tmp_path, caplog):
+    """update(t) at frame 1's time set the ball, then raised: the look at the neighbour left
+    the scene half updated, and the second setup(), drawn at frame 0, was said to give
+    another scene (a trial: 'setup() gives another scene each time it runs: title.position
+    was (-3.99, 0.2, 0.0), and (-4.0, 0.2, 0.0) ... seed the random numbers drawn there',
+    before the render's own error; here the still of frame 0 draws t = 0 alone)."""
+    scene = write_scene(tmp_path, """
+    class Partway(hf.Scene):
+        duration = 1.0
+
+        def setup(self):
+            self.ball = self.add(hf.Sphere(radius=0.2))
+
+        def update(self, t):
+            self.ball.position = (t, 0, 0)
+            self.ball.opacity = 1 / (1 - 30 * t)  # (0..1 at t = 0 alone)
+    """)
+    with caplog.at_level("WARNING"):
+        assert main(["still", str(scene), "-f", "0", "-o", str(tmp_path / "s.png"), "--size",
+                     "32x18", "--samples", "1", "--quiet"]) == 0
+    assert (tmp_path / "s.png").is_file()
+    assert [r.getMessage() for r in caplog.records if r.levelname == "WARNING"] == []

@@ -264,9 +264,11 @@ def _look_between(scene: Scene, frame: int, fps: float, between: list[int],
             break
         except (SceneError, SceneUpdateError):
             continue
-    if t1 is None:  # no other time drawn (one failing partway: no sound look, a review)
-        return None
+    # back at t0, also where no other time was drawn (no look): an update failing partway
+    # leaves its scene half set, which the second setup()'s look took for another scene
     call_scene(scene, "update(t)", scene.update, t0, t=t0, frame=frame)
+    if t1 is None:
+        return None
     changed = _difference(first, drawn_state(scene))
     return None if changed is None else (*changed, t1)
 
