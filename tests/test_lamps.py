@@ -331,7 +331,8 @@ def test_hdr_auto_sees_lamps_past_white():
 
 
 def test_a_lamp_never_added_is_named_as_an_object_is():
-    from hfrender.scene.ready import drawn_state, unadded
+    from hfrender.scene.ready import drawn_state
+    from hfrender.scene.unadded import unadded
 
     class Forgot(hf.Scene):
         def setup(self):

@@ -720,6 +720,19 @@ def test_an_impure_update_is_told_where_the_next_frames_time_fails(tmp_path, cap
      "Lost: setup() added no object: the frames show the background alone "
      "(self.add(hf.Sphere(...)) adds one)"),
     ("self.ball = self.add(hf.Sphere())", None),
+    # a Group made and never added, nor its objects: not drawn, unsaid (a trial: a row laid
+    # out with hf.arrange, self.add(self.row) forgotten)
+    ("self.add(hf.Cube())\n            self.row = hf.Group(hf.Cube(), hf.Sphere())",
+     "Lost: self.row (a Group) never added, so not drawn: self.add(self.row) in setup() "
+     "draws it"),
+    # a Group never added around an added object, given another in setup(): that one was
+    # not drawn, unsaid (a trial); said by where it lies, nested groups' too
+    ("self.s = self.add(hf.Sphere())\n            self.g = hf.Group(self.s)\n"
+     "            self.g.add(hf.Cube(), hf.Group(hf.Cone()))",
+     "Lost: self.g.children[1] (a Cube), self.g.children[2].children[0] (a Cone) never "
+     "added, so not drawn: self.add(self.g) in setup() draws it"),
+    # added one by one into a Group never added: all drawn, nothing to say
+    ("self.g = hf.Group(self.add(hf.Sphere()), self.add(hf.Cube()))", None),
     # manim's construct(): never called (a trial; was the background alone, said so only)
     ("pass\n\n        def construct(self):\n            self.add(hf.Sphere())",
      "Lost: setup() added no object: the frames show the background alone "

@@ -31,14 +31,14 @@ import numpy as np
 
 from hfrender.color import shown
 from hfrender.logs import silenced
-from hfrender.scene import Scene, ShaderScene, checks, say_camera_settings
+from hfrender.scene import Scene, ShaderScene, say_camera_settings
 from hfrender.scene.in_view import nothing_seen, say_coarse, say_nothing_seen
 from hfrender.scene.key_times import SPREAD, reads_keys, say_keys_past_end, updated_quietly
-from hfrender.scene.lamps import Lamp, lamps_of, say_idle_shadows
+from hfrender.scene.lamps import lamps_of, say_idle_shadows
 from hfrender.scene.loader import SceneError, SceneUpdateError, call_scene, load_scene
 from hfrender.scene.meshes import READING_S
 from hfrender.scene.nodes import Placed, lineage
-from hfrender.scene.objects import Object3D
+from hfrender.scene.unadded import say_unadded
 
 log = logging.getLogger(__name__)
 
@@ -90,7 +90,7 @@ def first_look(scene: Scene, frame: int, fps: float,
     it where it is seen)."""
     if isinstance(scene, ShaderScene):
         return
-    _say_unadded(scene)
+    say_unadded(scene)
     twin = _set_up_again(scene) if again else None  # (before update(t) runs: setup()'s)
     own = [] if twin is None else _differences_of(_own_state(scene), _own_state(twin))
     duration = scene.duration if math.isfinite(scene.duration) else frame / fps
@@ -291,32 +291,6 @@ def _say_in_view(scene: Scene, size: tuple[int, int], frame: int, fps: float,
     if all(w is not None for w in looked_at(scene, lambda s: nothing_seen(s, size), later,
                                             frame, fps)):
         say_nothing_seen(type(scene).__name__, whys, [frame / fps, *later])
-
-
-def unadded(scene: Scene) -> list[tuple[str, str]]:
-    """(where, kind) of the scene's attributes (``self.ball``, ``self.balls[2]``) holding
-    objects never added: they are not drawn (a trial: ``self.ball = hf.Sphere()`` rendered
-    the background alone, without a word)."""
-    added = {id(o) for o in [*scene.objects, *lamps_of(scene)]}
-    return [(where, type(o).__name__) for where, o in checks.held(scene)
-            if isinstance(o, Object3D | Lamp) and id(o) not in added]
-
-
-def _say_unadded(scene: Scene) -> None:
-    """A warning naming objects made but never added, or that the scene has none."""
-    lost, name = unadded(scene), type(scene).__name__
-    if lost:
-        said = checks.listed([f"{where} (a {kind})" for where, kind in lost])
-        lamp = {kind for _, kind in lost} <= {c.__name__ for c in Lamp.__subclasses__()}
-        log.warning("%s: %s never added, so %s: self.add(%s) in setup() %s", name, said,
-                    "lighting nothing" if lamp else "not drawn", lost[0][0],
-                    "switches it on" if lamp else "draws it")
-    elif not scene.objects:
-        manim = ("; construct() is manim's, never called here: setup() adds the objects "
-                 "once, update(t) sets them from t") if callable(
-                     getattr(scene, "construct", None)) else ""
-        log.warning("%s: setup() added no object: the frames show the background alone "
-                    "(self.add(hf.Sphere(...)) adds one)%s", name, manim)
 
 
 def looked_at(scene: Scene, look: Any, times: list[float], frame: int, fps: float) -> list:

@@ -1,0 +1,64 @@
+"""Objects a scene holds but never added (:func:`say_unadded`, one of
+:func:`~hfrender.scene.ready.first_look`'s checks): made in ``setup()`` and kept under a
+name of the scene's (``self.ball``, ``self.balls[2]``), or in a Group kept so
+(``self.row``, ``self.g.children[1]``), they are not drawn."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Iterator
+
+from hfrender.scene import Scene, checks
+from hfrender.scene.lamps import Lamp, lamps_of
+from hfrender.scene.nodes import Group
+from hfrender.scene.objects import Object3D
+
+log = logging.getLogger(__name__)
+
+
+def _members(where: str, group: Group) -> Iterator[tuple[str, object]]:
+    """(where, object) of each object and lamp in ``group`` and the groups in it."""
+    for i, child in enumerate(group.children):
+        at = f"{where}.children[{i}]"
+        yield from _members(at, child) if isinstance(child, Group) else [(at, child)]
+
+
+def unadded(scene: Scene) -> list[tuple[str, str]]:
+    """(where, kind) of the scene's attributes (``self.ball``, ``self.balls[2]``) holding
+    objects never added: they are not drawn (a trial: ``self.ball = hf.Sphere()`` rendered
+    the background alone, without a word); a Group held whose objects none was added is
+    one (``self.row``, a Group), and of one with some added, each not added by where it lies
+    (``self.g.children[1]``; was: unsaid, not drawn)."""
+    added = {id(o) for o in [*scene.objects, *lamps_of(scene)]}
+    lost: dict[int, tuple[str, str]] = {}
+    for where, held in checks.held(scene):
+        if not isinstance(held, Group):
+            if isinstance(held, Object3D | Lamp) and id(held) not in added:
+                lost.setdefault(id(held), (where, type(held).__name__))
+            continue
+        members = list(_members(where, held))
+        if members and not any(id(o) in added for _, o in members):
+            lost.setdefault(id(held), (where, "Group"))
+            continue
+        for at, obj in members:
+            if isinstance(obj, Object3D | Lamp) and id(obj) not in added:
+                lost.setdefault(id(obj), (at, type(obj).__name__))
+    return list(lost.values())
+
+
+def say_unadded(scene: Scene) -> None:
+    """A warning naming objects made but never added, or that the scene has none."""
+    lost, name = unadded(scene), type(scene).__name__
+    if lost:
+        said = checks.listed([f"{where} (a {kind})" for where, kind in lost])
+        lamp = {kind for _, kind in lost} <= {c.__name__ for c in Lamp.__subclasses__()}
+        fix = lost[0][0].split(".children[")[0]  # (a group's object: the group added)
+        log.warning("%s: %s never added, so %s: self.add(%s) in setup() %s", name, said,
+                    "lighting nothing" if lamp else "not drawn", fix,
+                    "switches it on" if lamp else "draws it")
+    elif not scene.objects:
+        manim = ("; construct() is manim's, never called here: setup() adds the objects "
+                 "once, update(t) sets them from t") if callable(
+                     getattr(scene, "construct", None)) else ""
+        log.warning("%s: setup() added no object: the frames show the background alone "
+                    "(self.add(hf.Sphere(...)) adds one)%s", name, manim)
