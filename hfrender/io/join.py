@@ -40,7 +40,10 @@ def join(files: list[Path], output: str, folder: Path, fps: float,
     try:  # (the list too: a full disk left an empty one among the segments, a trial)
         # names relative to the list (all segments sit beside it): no quoting of the path
         _write_list(listing, files)
-        res = subprocess.run(cmd, capture_output=True, text=True, cwd=folder)
+        # its own session, as the encoders': a Ctrl-C at the terminal (sent to its whole
+        # process group) stopped the join the command holds Ctrl-C for, and it failed
+        res = subprocess.run(cmd, capture_output=True, text=True, cwd=folder,
+                             start_new_session=True)
     except BaseException:  # a Ctrl-C: no half-joined file is left
         tmp.unlink(missing_ok=True)
         raise

@@ -74,8 +74,10 @@ def frames_in(path: Path) -> tuple[int, str]:
     """(the video packets segment ``path`` holds, in its own container; what ffmpeg said
     where it could not read it all): counted, not decoded."""
     fmt = "mpegts" if path.suffix == ".ts" else None  # (a few frames' TS: taken for MPEG-PS)
+    # its own session, as the encoders': a Ctrl-C at the terminal (to its whole process
+    # group) stopped it as the writer thread looked, and the whole segment was "not kept"
     res = subprocess.run(probe_command(str(path), fmt=fmt), capture_output=True, text=True,
-                         errors="replace")
+                         errors="replace", start_new_session=True)
     said = [bare(line) for line in res.stderr.splitlines() if bare(line)]
     cut = CUT_SHORT.search(res.stderr)
     trouble = (said or ["no video"])[-1] if res.returncode else cut.group(1) if cut else ""
