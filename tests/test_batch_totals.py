@@ -22,10 +22,29 @@ def test_the_end_of_a_batch_counts_its_jobs_and_says_why_each_failed(tmp_path, c
     assert [ln.split()[:2] for ln in said.out.splitlines()[1:]] == [
         ["bar", "done"], ["smooth", "failed"], ["frames", "done"]]  # the table as it was
     end = said.err.splitlines()
-    assert re.fullmatch(r"3 jobs in \d+s: 2 done, 1 failed", end[-2]), end
-    assert end[-1].startswith("failed: smooth: ") and "broken.mp4" in end[-1], end
+    assert re.fullmatch(r"3 jobs in \d+s: 2 done, 1 failed", end[-3]), end
+    assert end[-2].startswith("failed: smooth: ") and "broken.mp4" in end[-2], end
+    assert end[-1] == ("to go on: mend 'smooth' and run the same command again: it runs "
+                       "'smooth' again; the 2 jobs finished are skipped, up to date"), end
     assert main(["batch", str(jobs), "-q"]) == 1 and capsys.readouterr().out == ""
     jobs.write_text(jobs.read_text().replace('input = "broken.mp4"', 'input = "clip.mp4"'))
     assert main(["batch", str(jobs)]) == 0
     assert re.fullmatch(r"3 jobs in \d+s: 1 done, 2 up-to-date",
                         capsys.readouterr().err.splitlines()[-1])
+
+
+def test_the_end_of_a_batch_with_a_failed_job_says_how_to_run_it_again(tmp_path, capsys):
+    folder = make_folder(tmp_path)
+    jobs = folder / "jobs.toml"
+    jobs.write_text(jobs.read_text().replace('input = "clip.mp4"', 'input = "out/bar.mp4"')
+                    .replace('scene = "bar.frag"\noutput = "out/png', 'scene = "ok.frag"\n'
+                             'output = "out/png'))
+    (folder / "ok.frag").write_text((folder / "bar.frag").read_text())
+    (folder / "bar.frag").write_text("void mainImage(out vec4 c, in vec2 p) { c = nope; }")
+    assert main(["batch", str(jobs)]) == 1
+    end = capsys.readouterr().err.splitlines()
+    assert re.fullmatch(r"3 jobs in \d+s: 1 done, 1 failed, 1 not run", end[-4]), end
+    assert end[-3].startswith("failed: bar: ") and end[-2].startswith("not run: smooth: "), end
+    # was: nothing said how; the same command skips the finished jobs and runs these
+    assert end[-1] == ("to go on: mend 'bar' and run the same command again: it runs 'bar' "
+                       "and 'smooth' again; the 1 job finished is skipped, up to date"), end

@@ -21,7 +21,7 @@ from hfrender.cli.common import (
 )
 from hfrender.config import ConfigError, parse_fps
 from hfrender.engine.batch_paths import NOT_IN_A_BATCH, READS
-from hfrender.engine.batch_progress import BatchTally, planned_frames
+from hfrender.engine.batch_progress import BatchTally, go_on, planned_frames
 from hfrender.errors import as_given, as_typed, nearest
 from hfrender.io.segments import segments_kept
 from hfrender.io.sequence_names import home_path
@@ -191,7 +191,8 @@ def _run_batch(args: argparse.Namespace, jobs: list, own: dict, quiet: bool) -> 
         complete()  # changes nothing
     if not quiet:
         print(table(results), flush=True)  # (before the lines under it, on stderr)
-        print("\n".join(totals(results, time.perf_counter() - t0)), file=sys.stderr)
+        print("\n".join(totals(results, time.perf_counter() - t0, bool(code))),
+              file=sys.stderr)
     if unsaved:  # (after the table: what the jobs did is said all the same)
         print(f"hfrender: error: {unsaved}", file=sys.stderr)
     if code or unsaved:
@@ -363,15 +364,17 @@ def table(results: list) -> str:
 ENDS = ("done", "resumed", "up-to-date", "failed", "interrupted", "not run")
 
 
-def totals(results: list, seconds: float) -> list[str]:
+def totals(results: list, seconds: float, stopped: bool = False) -> list[str]:
     """The lines under the table: how many jobs ended how in the batch's time, then why each
     one failed or was not run (its line had scrolled away by the end of a long batch, and
-    the table says only "failed": a trial)."""
+    the table says only "failed": a trial), and, where one failed, how to go on
+    (:func:`.batch_progress.go_on`; ``stopped``: a Ctrl-C's line says it)."""
     counts = Counter(r.status for r in results)
     ended = ", ".join(f"{counts[end]} {end}" for end in ENDS if counts[end])
     jobs = f"{len(results)} job{'' if len(results) == 1 else 's'}"
+    again = None if stopped else go_on(results)  # (a Ctrl-C's own line says how)
     return [f"{jobs} in {span(seconds)}: {ended}"] + [
-        f"{r.status}: {r.name}: {r.error}" for r in results if r.error]
+        f"{r.status}: {r.name}: {r.error}" for r in results if r.error] + [again] * bool(again)
 
 
 def summary_json(results: list) -> str:

@@ -85,3 +85,21 @@ class BatchTally:
             left = f", about {span((total - done) / per_s)} left" if per_s > 0 and \
                 total > done else ""
             return f"the batch: {done}/{total} frames{left}"
+
+
+def go_on(results: list) -> str | None:
+    """Under a batch's table where a job failed: how to go on (was unsaid, a trial), ``to go
+    on: mend 'a' and run the same command again: it runs 'a' and 'b' again; the 2 jobs finished
+    are skipped, up to date`` (``b``: not run, its input ``a``'s output); None: none failed."""
+    def names(these: list) -> str:
+        quoted = [repr(r.name) for r in these]
+        return " and ".join(filter(None, (", ".join(quoted[:-1]), quoted[-1])))
+
+    again = [r for r in results if r.status in ("failed", "not run")]
+    if not any(r.status == "failed" for r in again):
+        return None
+    ended = len(results) - len(again)
+    skipped = (f"; the {ended} job{'' if ended == 1 else 's'} finished "
+               f"{'is' if ended == 1 else 'are'} skipped, up to date") if ended else ""
+    return (f"to go on: mend {names([r for r in again if r.status == 'failed'])} and run the "
+            f"same command again: it runs {names(again)} again{skipped}")
