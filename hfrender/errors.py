@@ -10,7 +10,8 @@ import shlex
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
+from functools import partial
 
 
 class HFRenderError(Exception):
@@ -136,35 +137,16 @@ def system_refused(exc: BaseException) -> SystemRefused | None:
     return said
 
 
-def about(kind: type[InputError], key: str, value: object, rest: str,
-          head: str | None = None) -> InputError:
-    """An error of ``kind`` about the setting ``key``: ``head`` (default ``key=value``, as
-    the Python API spells it) then ``rest`` (`` must be ...``); a command or a file names it
-    as its user gave it instead (:func:`as_given`)."""
-    exc = kind(f"{f'{key}={value!r}' if head is None else head}{rest}")
-    exc.key, exc.rest = key, rest  # type: ignore[attr-defined]
-    return exc
-
-
-def as_given(exc: BaseException, subject: Callable[[str], str | None]) -> BaseException:
-    """``exc`` (of :func:`about`) with its setting named by ``subject(key)`` (``--fps 0``,
-    ``max-in-flight = 0``: the flag or the key and the value as the user gave them); else
-    ``exc`` itself (an error of no one setting, or one ``subject`` does not know)."""
-    key = getattr(exc, "key", None)
-    said = subject(key) if isinstance(key, str) else None
-    if said is None:
-        return exc
-    return about(type(exc), key, None, exc.rest, head=said)  # type: ignore[attr-defined]
-
-
 @dataclass(frozen=True)
 class Spelling:
     """How a message names a setting: as a flag (``--dof-method``, ``--dof depth``,
     ``--samples N``), as a keyword (``dof_method``, ``dof='depth'``, ``samples=N``) or as a
-    jobs file's key (``toml``: ``dof-method``, ``max-length = 4``, ``max-length = N``)."""
+    jobs file's key (``toml``: ``dof-method``, ``max-length = 4``, ``max-length = N``);
+    ``given(key)``: the setting and its value as typed where known (:func:`as_given`)."""
 
     flags: bool
     toml: bool = False
+    given: Callable[[str], str | None] | None = field(default=None, compare=False)
 
     def name(self, key: str) -> str:
         dashed = key.replace("_", "-")
@@ -195,18 +177,37 @@ class Spelling:
 FLAG, KEYWORD, TOML = Spelling(True), Spelling(False), Spelling(False, toml=True)
 
 
-def respelt(exc: BaseException, spell: Spelling) -> BaseException:
-    """``exc`` with the settings it names spelt as ``spell`` does, where it can say itself
-    so (``exc.respell(spell)``, picklable: a line made inside a library call that names its
-    keywords, said by a command as its flags, by a batch as its file's keys); else ``exc``
-    (its own, or a Ray task's cause's)."""
+def about(kind: type[InputError], key: str, value: object, rest: str,
+          head: str | None = None) -> InputError:
+    """An error of ``kind`` about the setting ``key``: ``head`` (default ``key=value``, as
+    the Python API spells it) then ``rest`` (`` must be ...``); a command or a file names it
+    as its user gave it instead (:func:`as_given`)."""
+    return saying(kind, partial(_headed, key, rest, head or f"{key}={value!r}"))
+
+
+def _headed(key: str, rest: str, head: str, spell: Spelling) -> str:
+    """An :func:`about` line as ``spell`` says it: its setting as typed, where known."""
+    return (spell.given and spell.given(key) or head) + rest
+
+
+def saying(kind: type[InputError], said: Callable[[Spelling], str],
+           spell: Spelling = KEYWORD) -> InputError:
+    """An error of ``kind`` saying ``said(spell)``, that :func:`as_given` says again as its
+    caller names settings (``said`` picklable, a partial of module functions: Ray's)."""
+    exc = kind(said(spell))
+    exc.respell = said  # type: ignore[attr-defined]
+    return exc
+
+
+def as_given(exc: BaseException, given: Callable[[str], str | None] | None = None,
+             spell: Spelling = KEYWORD) -> BaseException:
+    """``exc`` (of :func:`saying`, or a Ray task's cause) saying settings as ``spell`` does,
+    each as ``given(key)`` typed it where it says (``--fps 0``); else ``exc`` itself."""
     own = exc if hasattr(exc, "respell") else getattr(exc, "cause", None)
-    said = getattr(own, "respell", None)
-    if said is None:
+    said, spell = getattr(own, "respell", None), replace(spell, given=given)
+    if said is None or said(spell) == str(own):
         return exc
-    again = type(own)(said(spell))
-    again.respell = said  # type: ignore[attr-defined]
-    return again
+    return saying(type(own), said, spell)  # type: ignore[arg-type]
 
 
 _SPELLING: ContextVar[Spelling] = ContextVar("hfrender_spelling", default=FLAG)

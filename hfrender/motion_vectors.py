@@ -26,7 +26,7 @@ import numpy as np
 from hfrender import validate
 from hfrender.backends.cpu.recon_cells import STILL_PX
 from hfrender.effects import _check_out, _into, _premultiplied, _straight_kept, fuse
-from hfrender.errors import KEYWORD, InputError, Spelling
+from hfrender.errors import InputError, Spelling, saying
 from hfrender.hyperframe.frame import HyperFrame
 from hfrender.hyperframe.windows import WindowWeights
 from hfrender.interop import to_array
@@ -148,12 +148,10 @@ def _refused(line: Callable[[str, Spelling], str], f: int, y: int, x: int, singl
              first: int = 0) -> InputError:
     """The error ``line(where, spell)`` says of pixel (y, x) of frame ``f`` (:func:`_at`;
     frames counted from ``first``), with its ``respell`` (fx's flags, a jobs file's keys:
-    :func:`hfrender.errors.respelt`) and ``renumber(first)``: the same error, its frame
+    :func:`hfrender.errors.as_given`) and ``renumber(first)``: the same error, its frame
     counted from ``first`` (fx's footage frame of a hyperframe's first; was its place in
     the hyperframe). Both partials: picklable, as a worker's error must be."""
-    said = partial(line, _at(first + f, y, x, single))
-    exc = InputError(said(KEYWORD))
-    exc.respell = said  # type: ignore[attr-defined] # (fx: --max-length; a batch: its key)
+    exc = saying(InputError, partial(line, _at(first + f, y, x, single)))
     exc.renumber = partial(_refused, line, f, y, x, single)  # type: ignore[attr-defined]
     return exc
 
@@ -167,7 +165,7 @@ def _absurd(size: float, most: float | None, limit: float, where: str,
             spell: Spelling) -> str:
     """The line for the longest vector (``size`` px a frame, at ``where``), over ``limit``
     px a frame even clamped to ``most``: what to give, ``max_length`` named as ``spell``
-    names it (the library's keyword; fx's flag, a jobs file's key: errors.respelt)."""
+    names it (the library's keyword; fx's flag, a jobs file's key: errors.as_given)."""
     said = f"velocity {where} is {size:.4g} px a frame"
     over = f"over {ABSURD:g} frame diagonals ({limit:.4g} px): not a motion"
     if most is None:

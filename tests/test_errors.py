@@ -1,6 +1,7 @@
 """Bad input is its own exception type; the command line tells it apart from a bug."""
 
 import os
+import pickle
 
 import numpy as np
 import pytest
@@ -8,12 +9,15 @@ import pytest
 import hfrender as hf
 import hfrender.cli
 from hfrender.cli import main
+from hfrender.cli.options import flag_said
 from hfrender.config import ConfigError
-from hfrender.errors import HFRenderError, InputError, InputTypeError
+from hfrender.engine.batch_values import job_said
+from hfrender.errors import FLAG, KEYWORD, TOML, HFRenderError, InputError, InputTypeError, as_given
 from hfrender.io.footage import FootageError
 from hfrender.io.writers import WriterError
 from hfrender.renderer.contexts import ContextUnavailable
 from hfrender.scene.loader import SceneError
+from hfrender.shutter_curve import vector_shutter
 
 
 def frames(rng, n=4):
@@ -55,6 +59,41 @@ def test_a_dtype_argument_is_said_as_given(rng):
         hf.HyperFramePool((4, 4, 3), None)
     assert hf.from_linear(linear, "uint16").dtype == np.uint16  # a name NumPy knows serves
     assert hf.HyperFramePool((4, 4, 3), "float32", capacity=2).dtype == np.float32
+
+
+def test_one_error_is_said_as_each_caller_spelt_it_and_pickles():
+    """One line about a setting (errors.about), one object, said three ways through the one
+    errors.as_given: the library's keyword, the flag as typed, a jobs file's key and value;
+    each said again after pickle (as a Ray task's error comes back) and said anew after."""
+    with pytest.raises(InputError) as caught:
+        vector_shutter(800)
+    exc = pickle.loads(pickle.dumps(caught.value))
+    rest = " must be degrees in (0, 720] (180: half a frame's motion, 360: all of it)"
+    flag = lambda key: flag_said(["fx", "--shutter", "800.0"], key)  # noqa: E731
+    toml = job_said({"shutter": (1, "shutter", 800)}, {})  # (its key as the file spelt it)
+    said = [as_given(exc, given) for given in (None, flag, toml)]
+    assert said[0] is exc  # nothing typed: the library's own line, the same object
+    for one, head in zip(said, ("shutter=800", "--shutter 800.0", "shutter = 800"),
+                         strict=True):
+        again = pickle.loads(pickle.dumps(one))
+        assert (type(again), str(again)) == (InputError, head + rest)
+        assert str(as_given(again, toml)) == "shutter = 800" + rest
+
+
+def test_a_line_naming_a_setting_mid_line_is_said_through_the_same_call(rng):
+    """A vector over 100 diagonals: its line names max_length mid-line, said by the library,
+    fx and a jobs file each its way (errors.as_given, as an about line), after pickle too."""
+    velocity = np.zeros((8, 8, 2), np.float32)
+    velocity[2, 5] = (1e6, 0.0)
+    with pytest.raises(InputError) as caught:
+        hf.vector_blur(frames(rng, 1)[0], velocity, backend="cpu")
+    exc = pickle.loads(pickle.dumps(caught.value))
+    head = ("velocity at row 2, column 5 is 1e+06 px a frame, over 100 frame diagonals "
+            "(1131 px): not a motion; give ")
+    assert [str(as_given(exc, spell=spell)) for spell in (KEYWORD, FLAG, TOML)] == [
+        head + "max_length=PX to clamp such vectors",
+        head + "--max-length PX to clamp such vectors",
+        head + "max-length = PX to clamp such vectors"]
 
 
 def test_input_errors_are_exported_at_the_top():

@@ -25,7 +25,7 @@ from hfrender.cli.common import (
 from hfrender.cli.options import flags_as_given, number
 from hfrender.config import DOF_METHODS, ConfigError
 from hfrender.disparity import KINDS
-from hfrender.errors import FLAG, HFRenderError, respelt
+from hfrender.errors import FLAG, HFRenderError, as_given
 from hfrender.frame_range import n_frames
 from hfrender.io.depth_pass import RESIZES
 from hfrender.io.encoding import Encoding
@@ -216,7 +216,7 @@ def cmd_fx(args: argparse.Namespace) -> int:
             _interrupted(job.stats, args.output)
             return interrupted_code(exc)
         except HFRenderError as exc:  # the one line says where the frames made are, its
-            said = respelt(exc, FLAG)  # settings named as flags (was: 'give max_length=')
+            said = as_given(exc, spell=FLAG)  # settings named as flags (was: 'give max_length=')
             if not getattr(job.stats, "partial", None):
                 if said is exc:
                     raise

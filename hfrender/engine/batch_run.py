@@ -10,7 +10,7 @@ from typing import Any
 
 from hfrender.engine.batch_paths import stamp
 from hfrender.engine.batch_state import JobResult
-from hfrender.errors import TOML, HFRenderError, first_line, respelt
+from hfrender.errors import TOML, HFRenderError, as_given, first_line
 from hfrender.io.join import JOIN_AGAIN
 from hfrender.io.sequence_names import is_sequence
 
@@ -49,7 +49,7 @@ def failed(result: JobResult, job: Any, exc: HFRenderError, began: float,
     from hfrender.io.resume import frames_kept
     from hfrender.io.segments import segments_kept
 
-    result.error = first_line(respelt(exc, TOML)).replace(  # (its settings as the file's
+    result.error = first_line(as_given(exc, spell=TOML)).replace(  # (its settings as the file's
         JOIN_AGAIN, "running the batch again joins them")  # keys: was 'give max_length=')
     kept = kept_partial(str(job.output), began)  # a render's, an fx sequence's
     if kept:
