@@ -293,7 +293,8 @@ def test_the_summary_says_where_the_fusion_ran(tmp_path, capsys):
 
 def test_fusion_processes_cut_a_short_clip_into_hyperframes_that_overlap_its_drawing():
     from hfrender.hyperframe.builder import DEFAULT_CAP
-    from hfrender.sampler import PlanStream, SampleSchedule
+    from hfrender.plan_stream import PlanStream
+    from hfrender.sampler import SampleSchedule
 
     arena = SharedArena()
     short = PlanStream(SampleSchedule(samples=8), 0, 12)
@@ -429,7 +430,8 @@ def test_without_a_usable_memfd_auto_fuses_here_and_on_is_refused(monkeypatch):
 
 def test_when_no_process_can_start_auto_fuses_here_and_on_says_why(shared_pool, monkeypatch,
                                                                    caplog):
-    from hfrender.sampler import PlanStream, SampleSchedule
+    from hfrender.plan_stream import PlanStream
+    from hfrender.sampler import SampleSchedule
 
     started = []
     real = offload.subprocess.Popen

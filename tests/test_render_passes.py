@@ -200,8 +200,8 @@ def test_passes_draw_and_read_back_the_planes_of_the_kept_sub_frame_alone(
     the next chunk's windows reach back)."""
     from hfrender.engine import render
     from hfrender.engine.draw import SubframeDrawer
+    from hfrender.plan_stream import PlanStream
     from hfrender.renderer.renderer import SceneRenderer
-    from hfrender.sampler import PlanStream
 
     monkeypatch.setattr(render, "PlanStream", functools.partial(PlanStream, chunk=1))
 

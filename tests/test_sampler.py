@@ -103,7 +103,7 @@ def test_shutter_above_360_is_kept_exact_when_the_grid_allows():
 
 @pytest.mark.parametrize("shutter,jitter", [(180, False), (720, True), (360, True)])
 def test_a_plan_stream_agrees_with_the_whole_plan(shutter, jitter):
-    from hfrender.sampler import PlanStream
+    from hfrender.plan_stream import PlanStream
 
     rng = np.random.default_rng(shutter)
     s = SampleSchedule(fps=24, shutter_deg=shutter, samples=6, jitter=jitter, seed=3,
@@ -135,7 +135,7 @@ def test_a_plan_stream_agrees_with_the_whole_plan(shutter, jitter):
 def test_a_long_render_is_planned_in_chunks_not_up_front():
     import time
 
-    from hfrender.sampler import PlanStream
+    from hfrender.plan_stream import PlanStream
 
     t = time.perf_counter()
     stream = PlanStream(SampleSchedule(fps=30, samples=8), 0, 10_000_000)
@@ -218,7 +218,8 @@ def test_an_adaptive_windows_offsets_are_those_of_its_drawn_count():
     from types import SimpleNamespace
 
     from hfrender.engine.draw import SubframeDrawer
-    from hfrender.sampler import PlanStream, pixel_offsets
+    from hfrender.plan_stream import PlanStream
+    from hfrender.sampler import pixel_offsets
 
     schedule = SampleSchedule(samples=8)
     stream = PlanStream(schedule, 0, 3, counts=lambda first, n: np.array([8, 3, 1])[first:])

@@ -56,7 +56,7 @@ from hfrender.io.segments import (
 from hfrender.io.sequence_commit import check_frames_there
 from hfrender.io.sequence_names import is_sequence
 from hfrender.io.writers import check_output
-from hfrender.sampler import PlanStream
+from hfrender.plan_stream import PlanStream
 
 log = logging.getLogger(__name__)
 

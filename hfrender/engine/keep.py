@@ -14,7 +14,7 @@ import numpy as np
 from hfrender.dof_boxes import to_host
 from hfrender.hyperframe.frame import HyperFrame, per_frame
 from hfrender.io.store import StoreWriter
-from hfrender.sampler import PlanStream
+from hfrender.plan_stream import PlanStream
 from hfrender.scene import ShaderScene
 
 log = logging.getLogger(__name__)

@@ -49,10 +49,11 @@ from hfrender.frame_range import frame_chunk
 from hfrender.io import outputs
 from hfrender.io.sequence_commit import check_frames_there
 from hfrender.io.store_target import check_target
+from hfrender.plan_stream import PlanStream
 from hfrender.renderer.contexts import ContextUnavailable, create_context
 from hfrender.renderer.renderer import make_renderer
 from hfrender.renderer.shader_notes import shader_notes
-from hfrender.sampler import Plan, PlanStream
+from hfrender.sampler import Plan
 from hfrender.scene import ShaderScene
 from hfrender.scene.loader import SceneError, load_scene, told_line
 from hfrender.scene.ready import first_look, set_up

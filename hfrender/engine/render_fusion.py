@@ -17,7 +17,7 @@ from hfrender.engine.offload import FusionProcessUnavailable
 from hfrender.engine.render_stats import RenderStats
 from hfrender.hyperframe.frame import HyperFrame
 from hfrender.hyperframe.windows import WindowWeights
-from hfrender.sampler import PlanStream
+from hfrender.plan_stream import PlanStream
 
 log = logging.getLogger(__name__)
 
