@@ -1,8 +1,8 @@
 """Render settings: one frozen dataclass, validated once, at the edge.
 
 Values come from the defaults, then a project file (``hfrender.toml``, table ``[render]``,
-in the current folder), then command-line flags. Every field is checked here with a
-message that names it, its value and what is allowed.
+in the current folder: :mod:`hfrender.project_file` reads it), then command-line flags.
+Every field is checked here with a message that names it, its value and what is allowed.
 """
 
 from __future__ import annotations
@@ -11,17 +11,16 @@ import math
 import numbers
 import os
 import re
-from dataclasses import dataclass, fields, replace
+from dataclasses import dataclass, replace
 from fractions import Fraction
-from pathlib import Path
 from typing import Any
 
 from hfrender.backends import resolve_name
-from hfrender.errors import InputError, about, as_given, meant, spelling, toml_said, units_note
-from hfrender.frame_range import FrameRange, check_frames, parse_frames
+from hfrender.errors import InputError, about, spelling
+from hfrender.frame_range import FrameRange, check_frames
 from hfrender.io.encoding import Encoding
 from hfrender.io.ffmpeg import frame_rate
-from hfrender.io.sequence_names import check_output_name, is_sequence
+from hfrender.io.sequence_names import is_sequence
 from hfrender.optics import check_blur_cap
 from hfrender.sampler import POSITIONS
 from hfrender.shutter_curve import CURVES
@@ -39,7 +38,6 @@ MSAA_CHOICES = ("auto", *map(str, MSAA))
 SCHEDULES = ("fifo", "motion")
 PASSES = ("depth", "velocity")  # --passes: channels beside an EXR sequence's colour
 PRESETS = {"l": ((854, 480), 15.0), "m": ((1280, 720), 30.0), "h": ((1920, 1080), 60.0)}
-PROJECT_FILE = "hfrender.toml"
 MIN_FPS = 0.001  # a frame every 1000 s (ffmpeg's rates are fractions of at most 1001)
 MAX_FPS = 1000.0  # output frames per second (a 1000 fps render is already a slow-motion one)
 FLAGS = ("jitter", "preview", "quiet", "antialias", "resume", "stats", "transparent")  # bools
@@ -298,80 +296,6 @@ def parse_fps(value: object) -> object:
             raise about(ConfigError, "fps", value, " must be a number or a fraction such as "
                         "30000/1001") from None
     return value
-
-
-def project_settings(folder: Path | None = None, raw: bool = False) -> dict[str, Any]:
-    """The ``[render]`` table of ``hfrender.toml`` in ``folder`` (default: here), if any,
-    checked; ``raw``: its values as the file gives them (a batch's jobs type their own)."""
-    path = (folder or Path.cwd()) / PROJECT_FILE
-    if not path.is_file():
-        return {}
-    try:
-        import tomllib
-    except ImportError:  # Python 3.10
-        import tomli as tomllib  # type: ignore[no-redef]
-    try:
-        data = tomllib.loads(path.read_text())
-    except Exception as exc:
-        raise ConfigError(f"{path}: {exc}") from None
-    others = sorted(set(data) - {"render"})
-    if others:
-        raise ConfigError(f"{path}: unknown table or key {others[0]!r}; hfrender.toml holds a "
-                          "[render] table of render settings")
-    table: dict = {}  # keys as the long options spell them too (pix-fmt), as batch takes them
-    spelt: dict[str, str] = {}
-    for key, value in data.get("render", {}).items():
-        name = key.replace("-", "_")
-        if name in table:
-            raise ConfigError(f"{path}: [render] {spelt[name]} and {key} are one setting; "
-                              "give it once")
-        table[name], spelt[name] = value, key
-    known = {f.name for f in fields(RenderConfig)}
-    unknown = sorted(set(table) - known)
-    if "quality" in unknown:  # (was: "did you mean quality -> quiet?", a trial)
-        raise ConfigError(f"{path}: [render] quality: the presets -ql, -qm, -qh are the "
-                          "command line's (a size and a frame rate); in hfrender.toml give "
-                          f"size and fps (-ql is size = \"{PRESETS['l'][0][0]}x"
-                          f"{PRESETS['l'][0][1]}\", fps = {PRESETS['l'][1]:g})")
-    if unknown:
-        near = {u: [m.replace("-", "_") for m in meant(  # (another tool's name too)
-            u.replace("_", "-"), [k.replace("_", "-") for k in known])] for u in unknown}
-        if all(near.values()):  # each a misspelling: the names meant, not the whole list
-            pairs = ", ".join(f"{u} -> {n[0]}{units_note(u, n[0])}" for u, n in near.items())
-            raise ConfigError(f"{path}: unknown setting(s) in [render]: did you mean {pairs}?")
-        raise ConfigError(f"{path}: unknown setting(s) {', '.join(unknown)} in [render]; "
-                          f"known: {', '.join(sorted(known))}")
-    per_run = sorted(set(table) & {"resume", "keep_samples"})
-    if per_run:  # a project file's keep_samples replaced one store with every shot's
-        raise ConfigError(f"{path}: [render] {per_run[0]} belongs to one run, not to every "
-                          "render of the project: give it on the command line")
-    given = dict(table)
-    _check_table(path, table, {k: f"{spelt[k]} = {toml_said(v)}" for k, v in given.items()})
-    return given if raw else table
-
-
-def _check_table(path: Path, table: dict, said: dict[str, str]) -> None:
-    """hfrender.toml's ``[render]`` settings, each parsed (in place) and checked alone (flags
-    may change what goes with it), a bad one named as the file's, ``said`` (its key as
-    spelt there and its value as TOML spells it; was the setting's, ``max_in_flight=0``,
-    ``hdr=True``), not as a flag the user never gave."""
-    parsers = {"size": parse_size, "samples_range": parse_range, "frames": parse_frames,
-               "fps": parse_fps}
-    if isinstance(table.get("output"), str):  # (was told as "-o o2.mp4/", a flag not given)
-        try:
-            check_output_name(table["output"], named=lambda v: f"output = {toml_said(v)}")
-        except InputError as exc:
-            raise ConfigError(f"{path}: [render] {exc}") from None
-    for key in set(table) & set(parsers):
-        try:
-            table[key] = parsers[key](table[key])
-        except (InputError, TypeError, AttributeError) as exc:
-            raise ConfigError(f"{path}: [render] {as_given(exc, said.get)}") from None
-    for key, value in table.items():
-        try:
-            RenderConfig(**{key: value})
-        except (InputError, TypeError) as exc:  # the encoder settings' errors too
-            raise ConfigError(f"{path}: [render] {as_given(exc, said.get)}") from None
 
 
 def _is_int(v: object) -> bool:

@@ -12,12 +12,12 @@ from render_helpers import decode_video as decode
 from render_helpers import interrupt_after_segments
 
 from hfrender.cli import main
-from hfrender.config import project_settings
 from hfrender.engine.batch import load_jobs
 from hfrender.errors import InputError
 from hfrender.io.encoding import Encoding, EncodingError, check_encoding, parse_encoder_help
 from hfrender.io.ffmpeg import encode_command
 from hfrender.io.probe import probe
+from hfrender.project_file import project_settings
 
 pytestmark = pytest.mark.usefixtures("gl_context")
 DATA = Path(__file__).parent / "data"

@@ -181,7 +181,8 @@ def test_a_duration_of_a_frame_and_a_half_is_two_frames(duration, fps, frames):
 ])
 def test_hfrender_toml_values_of_the_wrong_kind_are_refused(tmp_path, line, said):
     """A true/false setting written as text was true whatever it said ("false" jittered)."""
-    from hfrender.config import ConfigError, project_settings
+    from hfrender.config import ConfigError
+    from hfrender.project_file import project_settings
 
     (tmp_path / "hfrender.toml").write_text(f"[render]\n{line}\n")
     with pytest.raises(ConfigError) as info:
@@ -190,7 +191,7 @@ def test_hfrender_toml_values_of_the_wrong_kind_are_refused(tmp_path, line, said
 
 
 def test_hfrender_toml_takes_a_frame_rate_as_a_fraction(tmp_path):
-    from hfrender.config import project_settings
+    from hfrender.project_file import project_settings
 
     (tmp_path / "hfrender.toml").write_text('[render]\nfps = "24000/1001"\njitter = true\n')
     assert project_settings(tmp_path) == {"fps": 24000 / 1001, "jitter": True}

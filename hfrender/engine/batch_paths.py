@@ -12,7 +12,6 @@ import re
 from pathlib import Path
 from typing import Any
 
-from hfrender.config import project_settings
 from hfrender.errors import HFRenderError, InputError, InputErrors, meant, toml_said, units_note
 from hfrender.frame_range import resolve
 from hfrender.io.encoding import Encoding, check_encoding
@@ -26,6 +25,7 @@ from hfrender.io.outputs import (
 from hfrender.io.sequence_commit import check_frames_there
 from hfrender.io.sequence_names import check_output_name, home_path, is_sequence, pattern_files
 from hfrender.io.writers import check_output
+from hfrender.project_file import project_settings
 from hfrender.scene.scene_file import scene_duration
 
 READS = {"depth": "depth pass", "vectors": "motion vectors"}  # an fx job's files besides

@@ -22,7 +22,6 @@ from hfrender.config import (
     parse_range,
     parse_samples,
     parse_size,
-    project_settings,
 )
 from hfrender.engine.project_fit import fitted
 from hfrender.engine.render_checks import auto_or_int, check_encoder, check_scene_path
@@ -30,6 +29,7 @@ from hfrender.errors import Spelling, spelling
 from hfrender.frame_range import parse_frames
 from hfrender.io.encoding import Encoding
 from hfrender.io.sequence_names import check_output_name, home_path
+from hfrender.project_file import project_settings
 
 log = logging.getLogger(__name__)
 
