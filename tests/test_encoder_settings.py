@@ -114,7 +114,7 @@ def test_a_bitrate_is_an_average_bitrate(tmp_path):
 
 
 def test_every_segment_gets_the_settings(tmp_path, monkeypatch):
-    import hfrender.io.segments as seg
+    import hfrender.io.segment_files as seg
 
     seen = []
     real = seg.VideoWriter

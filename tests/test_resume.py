@@ -118,7 +118,7 @@ def test_a_killed_prores_render_resumes_to_exact_ntsc_frame_times(tmp_path, caps
     path, fps = scene(tmp_path, 0.004), ["--codec", "prores_ks", "--fps", "30000/1001"]
     whole, out = tmp_path / "whole.mov", tmp_path / "k.mov"
     assert main(["render", str(path), "-o", str(whole), *ARGS, *fps]) == 0
-    proc = start(path, out, *fps, before="import hfrender.io.segments as s\n"
+    proc = start(path, out, *fps, before="import hfrender.io.segment_files as s\n"
                  "s.segment_suffix = lambda *_: '.mkv'" if older else "")
     wait_for_segments(out, 1, proc)
     proc.send_signal(signal.SIGKILL)

@@ -43,14 +43,13 @@ from hfrender.io.encoding import Encoding, check_encoding
 from hfrender.io.ffmpeg import sound_under
 from hfrender.io.join import join
 from hfrender.io.segment_cuts import render_segment_frames, segment_ranges
+from hfrender.io.segment_files import segment_name, segment_suffix
 from hfrender.io.segments import (
     Manifest,
     as_kept,
     fresh_work_dir,
     remove_work_dir,
     resumable,
-    segment_name,
-    segment_suffix,
     work_dir,
 )
 from hfrender.io.sequence_commit import check_frames_there

@@ -44,14 +44,8 @@ from hfrender.io.footage import footage_format
 from hfrender.io.join import join
 from hfrender.io.probe import probe, soundtrack
 from hfrender.io.segment_cuts import segment_ranges
-from hfrender.io.segments import (
-    open_segment,
-    remove_work_dir,
-    resumable,
-    segment_name,
-    segment_suffix,
-    work_dir,
-)
+from hfrender.io.segment_files import open_segment, segment_name, segment_suffix
+from hfrender.io.segments import remove_work_dir, resumable, work_dir
 from hfrender.io.vector_pass import VectorPass
 from hfrender.io.work_names import check_work_names
 from hfrender.io.writers import check_output, raw_frame_shape

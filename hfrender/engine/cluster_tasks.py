@@ -14,7 +14,7 @@ from hfrender.engine.chunk_dir import chunk_dir
 from hfrender.engine.render_setup import frames_format
 from hfrender.frame_range import start_of
 from hfrender.io.encoding import Encoding
-from hfrender.io.segments import open_segment, segment_name
+from hfrender.io.segment_files import open_segment, segment_name
 from hfrender.io.writers import check_output
 from hfrender.scene.sources import scene_assets
 

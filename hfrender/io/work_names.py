@@ -14,7 +14,8 @@ from pathlib import Path
 from hfrender.io.frame_marks import SOFTWARE, written_by_hfrender
 from hfrender.io.join import JOIN_LIST
 from hfrender.io.outputs import partial_name, temporary
-from hfrender.io.segments import MANIFEST, SEGMENT_FILE, work_dir
+from hfrender.io.segment_files import SEGMENT_FILE
+from hfrender.io.segments import MANIFEST, work_dir
 from hfrender.io.sequence_commit import COMMITTING
 from hfrender.io.sequence_names import is_sequence, pattern_files
 from hfrender.io.writers import WriterError
