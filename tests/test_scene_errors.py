@@ -353,13 +353,13 @@ def test_a_slow_setup_is_not_set_up_again_but_reading_a_model_is_not_slow(tmp_pa
     from hfrender.scene import meshes, ready
 
     trimesh.creation.box().export(tmp_path / "box.glb")
-    read = meshes._read
+    read = meshes.read_model
 
     def slow_read(*args):
         time.sleep(0.3)
         return read(*args)
 
-    monkeypatch.setattr(meshes, "_read", slow_read)
+    monkeypatch.setattr(meshes, "read_model", slow_read)
     monkeypatch.setattr(ready, "SLOW_SETUP_S", 0.25)
     told = {}
     for slow in ("time.sleep(0.3)", "self.add(hf.Mesh.load('box.glb'))"):

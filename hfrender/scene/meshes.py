@@ -2,17 +2,18 @@
 
 Files are read with trimesh (``pip install 'hfrender[models]'``), once per process while a
 Mesh holds them or they are among the last read (cached by resolved path and modification
-time), into :class:`ModelData`: parts of triangles with
-interleaved vertices (position, normal, UV, linear RGBA colour), each part with at most one
-base-colour texture and one emission (a glTF material's light of its own, a uniform of its
-draw: parts are drawn one call each, and a material's emission is the same over it), times
-its emissive texture where it has one (sRGB, at the part's UVs). glTF
-node transforms are baked into the vertices (the parts in :mod:`~hfrender.scene.model_parts`);
-a glTF's node animations (:mod:`~hfrender.scene.model_animation`) move each part by its
-node's animated world matrix times the baked rest one's inverse, at the Mesh's ``time``
+time), into :class:`ModelData` (:mod:`~hfrender.scene.model_data` reads them): parts of
+triangles with interleaved vertices (position, normal, UV, linear RGBA colour), each part
+with at most one base-colour texture and one emission (a glTF material's light of its own,
+a uniform of its draw: parts are drawn one call each, and a material's emission is the
+same over it), times its emissive texture where it has one (sRGB, at the part's UVs). glTF
+node transforms are baked into the vertices (the parts in
+:mod:`~hfrender.scene.model_parts`); a glTF's node animations
+(:mod:`~hfrender.scene.model_animation`) move each part by its node's animated world
+matrix times the baked rest one's inverse, at the Mesh's ``time``
 (:meth:`Mesh.part_matrices`); base colour factors multiply the vertex colours. Colour
-conventions follow the formats: glTF vertex colours and factors are linear, PLY/OBJ
-vertex colours are display (sRGB) values, textures are sRGB.
+conventions follow the formats: glTF vertex colours and factors are linear, PLY/OBJ vertex
+colours are display (sRGB) values, textures are sRGB.
 Normals come from the file where it has them (smooth shading); where it has none the
 renderer shades each triangle flat.
 """
@@ -34,19 +35,11 @@ from typing import Any
 import numpy as np
 
 from hfrender.errors import InputError
-from hfrender.scene import checks, model_files
-from hfrender.scene.model_animation import Animations, not_played, read_animations
-from hfrender.scene.model_cameras import CameraPose, FileCamera, find, played, read_cameras
-from hfrender.scene.model_files import (
-    ModelError,
-    check_file,
-    missing_files,
-    read_scene,
-    trimesh_module,
-    why_none,
-)
-from hfrender.scene.model_parts import VERTEX, Part, merged, part
-from hfrender.scene.model_skins import Skins
+from hfrender.scene import checks
+from hfrender.scene.model_cameras import CameraPose, find, played
+from hfrender.scene.model_data import ModelData, read_model
+from hfrender.scene.model_files import ModelError
+from hfrender.scene.model_parts import VERTEX, Part
 from hfrender.scene.objects import _CHECKS, Object3D
 
 __all__ = ["VERTEX", "Mesh", "ModelData", "ModelError", "Part", "load_model", "model_data"]
@@ -54,42 +47,6 @@ __all__ = ["VERTEX", "Mesh", "ModelData", "ModelError", "Part", "load_model", "m
 log = logging.getLogger(__name__)
 FORMATS = (".glb", ".gltf", ".obj", ".stl", ".ply")
 PREFIX = "model:"  # geometry names of loaded models start with it
-
-
-@dataclass(frozen=True, eq=False)
-class ModelData:
-    key: str
-    path: Path
-    parts: tuple[Part, ...]
-    triangles: int
-    bounds: np.ndarray  # (2, 3) min and max corner, in the model's own units
-    # the files it read besides its own (an OBJ's .mtl and textures, a .gltf's buffers),
-    # each (resolved path, st_mtime_ns, st_size) as it read them: the scene's files too
-    files: tuple[tuple[Path, int, int], ...] = ()
-    animations: Animations | None = None  # a glTF's node animations (None: it has none)
-    cameras: tuple[FileCamera, ...] = ()  # a glTF's camera nodes
-
-    def __copy__(self) -> ModelData:
-        return self
-
-    def __deepcopy__(self, memo: dict) -> ModelData:
-        """Itself: read-only data, shared by a scene's copies (the scene checks look at other
-        times with one; was: every vertex copied, 18.7 ms a 327,680-triangle model)."""
-        return self
-
-    @property
-    def emitters(self) -> list[tuple[float, float]]:
-        """(brightest base colour, brightest emission), one channel each, linear, of each
-        part whose material gives light of its own (:func:`hfrender.scene.past_white`)."""
-        glows = [(p, p.glow()) for p in self.parts]
-        return [(float(p.vertices["color"][:, :3].max()), glow) for p, glow in glows if glow > 0]
-
-    @property
-    def nbytes(self) -> int:
-        """The memory its arrays take."""
-        return int(self.bounds.nbytes + sum(
-            p.vertices.nbytes + p.indices.nbytes + sum(t.nbytes for t in (
-                p.texture, p.emission_texture) if t is not None) for p in self.parts))
 
 
 # every model a Mesh holds (the renderer finds it by its geometry name), and the last read
@@ -158,7 +115,7 @@ def load_model(path: str | Path, shown: str | Path | None = None) -> ModelData:
         if model is None or not _unchanged(model.files):  # (was: a texture or .mtl changed
             # since, its model file not, drawn as it was)
             start = time.perf_counter()
-            model = _CACHE[key] = _read(said, resolved, key)
+            model = _CACHE[key] = read_model(said, resolved, key)
             READING_S[0] += time.perf_counter() - start
         _keep(model)
         return model
@@ -174,61 +131,6 @@ def _unchanged(files: tuple[tuple[Path, int, int], ...]) -> bool:
         if (stat.st_mtime_ns, stat.st_size) != (mtime, size):
             return False
     return True
-
-
-def _read(shown: Path, path: Path, key: str) -> ModelData:
-    trimesh = trimesh_module()
-    check_file(shown, path)
-    try:
-        with missing_files() as missing:
-            scene, finder, header = read_scene(trimesh, path)
-    except Exception as exc:  # trimesh raises many kinds for a broken file
-        text = " ".join(str(exc).split())[:200]
-        raise ModelError(f"{shown}: cannot read the {path.suffix.lower()[1:]} file: "
-                         f"{type(exc).__name__}" + (f": {text}" if text else "")) from None
-    gltf = header is not None  # its materials with an emissiveTexture, as trimesh names them
-    textured = {model_files.glow_name(i) for i, m in enumerate((header or {}).get(
-        "materials", ())) if "emissiveTexture" in m}
-    buffers: dict[int, bytes] = {}  # the file's, read once for its animations and skins
-    animations = None if header is None else read_animations(shown, path, header, buffers)
-    nodes = model_files.gltf_nodes(trimesh, scene, header, animations)  # frame: node
-    skins, parts = None if animations is None else Skins(shown, path, header, buffers), []
-    for frame in scene.graph.nodes_geometry:
-        transform, name = scene.graph[frame]
-        geom, node = scene.geometry.get(name), nodes.get(frame)
-        if isinstance(geom, trimesh.Trimesh) and len(geom.faces):
-            made = part(geom, np.asarray(transform, np.float64), gltf, textured,
-                        None if node is None else animations.carrier(node))
-            parts.append(made if skins is None else skins.attach(made, geom, node, transform))
-    if not parts:
-        raise ModelError(f"{shown}: the file has no triangles{why_none(path)}")
-    if missing:  # trimesh goes on without them, and says so only in its debug log
-        log.warning("%s: %s %s not there (beside the model); drawn without %s, in the "
-                    "model's colours", shown, ", ".join(missing),
-                    "is" if len(missing) == 1 else "are", "it" if len(missing) == 1 else "them")
-    parts = merged(parts)
-    if animations is not None:  # (a weights channel of another count: refused now)
-        animations.check_weights(shown, parts)
-    textured = [p.vertices["uv"] for p in parts
-                if p.texture is not None or p.emission_texture is not None]
-    if header is not None and (unread := model_files.not_drawn(shown, header, textured)):
-        log.warning(unread)
-    for unplayed in [*(skins.said if skins else ()), not_played(shown, header or {})]:
-        if unplayed:
-            log.warning(unplayed)
-    positions = np.concatenate([p.vertices["position"] for p in parts])
-    finite = positions[np.isfinite(positions).all(1)]
-    if len(finite) < len(positions):  # (was: bounds of NaN, refused later at the user's line)
-        if not len(finite):
-            raise ModelError(f"{shown}: no vertex of it is a finite number (NaN or infinity)")
-        bad = len(positions) - len(finite)
-        log.warning("%s: %d of its %d vertices %s NaN or infinite: the triangles using them "
-                    "are not drawn, and its bounds are the other vertices'", shown, bad,
-                    len(positions), "is" if bad == 1 else "are")
-    return ModelData(key, path, tuple(parts), sum(len(p.indices) // 3 for p in parts),
-                     np.stack([finite.min(0), finite.max(0)]).astype(np.float64),
-                     tuple(finder.read.values()), animations,
-                     () if header is None else read_cameras(header))
 
 
 @dataclass(eq=False)
