@@ -12,8 +12,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import hfrender as hf
-from hfrender.engine.core import Engine, FusionError
+from hfrender.engine.core import Engine
 from hfrender.engine.scheduler import Closed, ReorderBuffer, Scheduler
+from hfrender.engine.split_retry import FusionError
 from hfrender.io.writers import MemoryWriter
 from hfrender.sampler import SampleSchedule
 

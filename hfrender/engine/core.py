@@ -8,8 +8,9 @@ hyperframes from a pool on the calling thread and hands each full one to
 
 What a job brings is a :class:`Fusion`: which outputs a hyperframe computes and how. A
 hyperframe whose fusion runs out of memory (``MemoryError``, CUDA out-of-memory) is split
-at a window boundary and each half retried, down to a single window; the windows are the
-same, so the output does not change. Any other error stops the job at once.
+at a window boundary and each half retried, down to a single window
+(:class:`~hfrender.engine.split_retry.SplitRetry`); the windows are the same, so the output
+does not change. Any other error stops the job at once.
 
 Errors travel one way, in one object: the first failure of any thread completes a
 :class:`concurrent.futures.Future`; the producer sees it at its next submission, and
@@ -19,7 +20,6 @@ release, a write or the failure itself signals.
 
 from __future__ import annotations
 
-import logging
 import signal
 import threading
 import time
@@ -33,18 +33,12 @@ import numpy as np
 
 from hfrender.engine.buffers import OutputBuffers
 from hfrender.engine.scheduler import Closed, ReorderBuffer, Scheduler, Score
-from hfrender.errors import HFRenderError, out_of_memory
+from hfrender.engine.split_retry import SplitRetry
 from hfrender.hyperframe.frame import HyperFrame, Status
 from hfrender.hyperframe.windows import WindowWeights
 from hfrender.signals import at_once
 
-log = logging.getLogger(__name__)
-
 Progress = Callable[[int, int], None]
-
-
-class FusionError(HFRenderError):
-    """Fusing a hyperframe failed for a reason the user can act on (the message says why)."""
 
 
 class Fusion(Protocol):
@@ -110,7 +104,7 @@ class _Thread(threading.Thread):
             self.ended.set()
 
 
-class Engine:
+class Engine(SplitRetry):
     """Fusion threads and a writer thread around one job (see the module's notes).
 
     Parameters
@@ -308,70 +302,6 @@ class Engine:
                 self._fuse_or_split(hyper)
             except BaseException as exc:  # noqa: BLE001 - raised in the producer's thread
                 self.fail(exc)
-
-    def _fuse_or_split(self, hyper: HyperFrame) -> None:
-        """Fuse ``hyper`` and release it; on out-of-memory, split it and fuse the halves.
-        Every part is released whatever happens (a slot must never leak)."""
-        try:
-            planned = self._planned.pop(id(hyper), None)  # split parts are planned afresh
-            if planned is not None and planned[0] is hyper:
-                k0, windows = planned[1], planned[2]
-            else:
-                k0, windows = self.fusion.windows(hyper)
-            try:
-                frames = self._fuse(hyper, windows, k0)
-            except BaseException as exc:
-                cut = self._split_point(hyper, windows) if out_of_memory(exc) else None
-                if cut is None:
-                    if out_of_memory(exc):
-                        raise FusionError(
-                            f"out of memory fusing one window of {hyper.frame_count} "
-                            f"sub-frames ({type(exc).__name__}); lower --samples or --size"
-                        ) from exc
-                    raise
-                self._split(hyper, cut, exc)
-                return
-            hyper.status = Status.DONE
-        except BaseException:
-            hyper.status = Status.FAILED
-            raise
-        finally:
-            hyper.release()
-        if windows.count:
-            self.reorder.put(k0, frames)
-
-    def _split(self, hyper: HyperFrame, cut: int, exc: BaseException) -> None:
-        log.warning("fusion of %d sub-frames ran out of memory (%s): splitting in two",
-                    hyper.frame_count, type(exc).__name__)
-        parts = list(hyper.split(cut))
-        with self._lock:
-            self.stats.retries += 1
-        hyper.status = Status.DONE  # its parts carry on
-        for i, part in enumerate(parts):
-            part.retry_count = hyper.retry_count + 1
-            try:
-                self._fuse_or_split(part)
-            except BaseException:
-                for rest in parts[i + 1:]:
-                    rest.release()
-                raise
-
-    @staticmethod
-    def _split_point(hyper: HyperFrame, windows: WindowWeights) -> int | None:
-        """Where to cut so that each half holds whole windows: at a window's last frame
-        (the next window then starts ``overlap`` frames earlier, which the second half
-        carries). The window end nearest the middle; None with a single window."""
-        ends = windows.ends()
-        inside = ends[(ends > hyper.halo) & (ends < hyper.frame_count)]
-        if len(inside) == 0:
-            return None
-        return int(inside[np.argmin(np.abs(inside - hyper.frame_count / 2))])
-
-    def _fuse(self, hyper: HyperFrame, windows: WindowWeights, first: int) -> np.ndarray:
-        if windows.count == 0:
-            return np.empty((0,))
-        out = self.buffers.take(windows.count) if self.buffers is not None else None
-        return self.fusion.fuse(hyper, windows, out, first)
 
     def _write(self) -> None:
         try:
