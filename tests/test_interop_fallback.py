@@ -8,8 +8,7 @@ import pytest
 from render_helpers import render_frames
 
 from hfrender.config import ConfigError, RenderConfig
-from hfrender.engine import render as render_job
-from hfrender.engine import render_setup
+from hfrender.engine import render_prepare, render_setup
 from hfrender.errors import BackendUnavailable
 from hfrender.renderer.gl_slots import CudaMapper, GLBufferStorage, GLSlot, HostMapper
 
@@ -71,7 +70,7 @@ def test_a_failing_registration_releases_the_slots_made(gl_context):
 @pytest.mark.parametrize("interop", ["auto", "on"])
 def test_the_render_falls_back_to_host_slots(monkeypatch, interop):
     plain, _ = render_frames(BAR, count=3, size=(32, 8), samples=2)
-    monkeypatch.setattr(render_job, "gl_storage",
+    monkeypatch.setattr(render_prepare, "gl_storage",
                         lambda config, glctx, backend: GLBufferStorage(glctx.ctx,
                                                                        FailingMapper(ok=1)))
     if interop == "on":
@@ -213,7 +212,7 @@ def test_gl_slots_hold_no_more_sub_frames_than_cuda_maps_in_full(monkeypatch, fi
 
     one = sub_frame_bytes((8, 32, 4), np.uint8)
     monkeypatch.setattr(gl_slots, "MAX_SLOT_BYTES", fits * one + 3 * ALIGN)
-    monkeypatch.setattr(render_job, "gl_storage", lambda config, glctx, backend: Recording(
+    monkeypatch.setattr(render_prepare, "gl_storage", lambda config, glctx, backend: Recording(
         glctx.ctx, HostMapper()))
     frames, stats = render_frames(BAR, count=12, size=(32, 8), samples=2)
     assert plain_stats.granularity > fits  # the cap is what cut it
@@ -237,8 +236,8 @@ def test_a_hyperframe_over_what_cuda_maps_goes_through_host_memory_or_is_refused
     one = sub_frame_bytes((8, 32, 4), np.uint8)
     fits = 1 if granularity == "auto" else 6
     monkeypatch.setattr(gl_slots, "MAX_SLOT_BYTES", fits * one + 3 * ALIGN)
-    monkeypatch.setattr(render_job, "gl_storage", lambda config, glctx, backend: GLBufferStorage(
-        glctx.ctx, HostMapper()))
+    monkeypatch.setattr(render_prepare, "gl_storage",
+                        lambda config, glctx, backend: GLBufferStorage(glctx.ctx, HostMapper()))
     least = 2 if granularity == "auto" else 8
     said = (rf"a hyperframe of {least} sub-frames \(0\.00 GiB\) is over the 2 GiB a GL buffer "
             r"shared with CUDA can be \(CUDA maps no more of it\): lower --samples, --size or "

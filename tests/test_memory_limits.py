@@ -163,13 +163,13 @@ def test_a_size_past_memory_whatever_the_pool_is_refused_before_the_gl_context(
     GL context and the scene's setup, the same line (was: after them, 16384x16384 taking 24 s
     and 6.4 GB before its refusal, a trial)."""
     from hfrender.cli import main
-    from hfrender.engine import render
+    from hfrender.engine import render_prepare
 
     def no_context(*args, **kwargs):
         raise AssertionError("a GL context was made")
 
     monkeypatch.setattr(builder, "free_memory_bytes", lambda: 512 << 20)
-    monkeypatch.setattr(render, "create_context", no_context)
+    monkeypatch.setattr(render_prepare, "create_context", no_context)
     assert main(["still", str(BAR), "-o", str(tmp_path / "s.png"), "--size", "3840x2160"]) == 2
     assert capsys.readouterr().err == (
         "hfrender: error: 3840x2160 with 8 sub-frames per output frame needs 1.3 GiB (0.5 GiB "
@@ -196,7 +196,7 @@ def test_a_shaders_buffers_float_textures_are_counted(tmp_path, monkeypatch, cap
     bytes a pixel, 0.5 GiB at 8K): was not counted, an 8K render with 4 buffers passed the
     check; refused before the GL context, in the same line, the textures' share said."""
     from hfrender.cli import main
-    from hfrender.engine import render
+    from hfrender.engine import render_prepare
 
     def no_context(*args, **kwargs):
         raise AssertionError("a GL context was made")
@@ -207,7 +207,7 @@ def test_a_shaders_buffers_float_textures_are_counted(tmp_path, monkeypatch, cap
     (tmp_path / "s.frag").write_text("".join(f"// hfrender: iChannel{i} = buf{n}.frag\n"
                                              for i, n in enumerate("ABCD")) + main_image)
     monkeypatch.setattr(builder, "free_memory_bytes", lambda: 6 << 30)  # 4.8 GiB usable
-    monkeypatch.setattr(render, "create_context", no_context)
+    monkeypatch.setattr(render_prepare, "create_context", no_context)
     assert main(["still", str(tmp_path / "s.frag"), "-o", str(tmp_path / "s.png"),
                  "--size", "7680x4320", "--samples", "1"]) == 2
     assert capsys.readouterr().err == (

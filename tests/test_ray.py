@@ -325,6 +325,7 @@ def test_a_task_draws_on_the_gpu_ray_gave_it(monkeypatch):
     """Ray renumbers CUDA devices (CUDA_VISIBLE_DEVICES) but not EGL's: the task's GL
     context is asked for the physical GPU."""
     from hfrender.engine import render as render_job
+    from hfrender.engine import render_prepare
 
     seen = {}
 
@@ -342,7 +343,7 @@ def test_a_task_draws_on_the_gpu_ray_gave_it(monkeypatch):
         raise Stop
 
     monkeypatch.setattr("hfrender.backends.get_backend", lambda name: Backend())
-    monkeypatch.setattr(render_job, "create_context", context)
+    monkeypatch.setattr(render_prepare, "create_context", context)
     monkeypatch.setattr(ray, "get_gpu_ids", lambda: [3])
     job = render_job.RenderJob(SCENES / "showcase.py", RenderConfig(size=(32, 18)),
                                writer=object(), count=1, gl_device=cluster_tasks._task_gpu())

@@ -372,14 +372,14 @@ def test_a_base_scene_class_does_not_count_as_a_scene(tmp_path):
 def test_gl_buffer_slots_give_the_same_frames(monkeypatch, settings):
     """The interop path's slot logic (GL buffers, offsets, halo copies, publish/reclaim) on
     Mesa: a host mapper stands in for CUDA's map, everything else is the real path."""
-    from hfrender.engine import render as pipeline
+    from hfrender.engine import render_prepare
     from hfrender.renderer.gl_slots import GLBufferStorage, HostMapper
 
     settings = dict(settings)
     scene = SCENES / "focus_pull.py" if settings.pop("scene", None) else BAR
     common = dict(first_frame=1, count=3, size=(96, 36), granularity="auto", **settings)
     plain, stats_plain = render_frames(scene, **common)
-    monkeypatch.setattr(pipeline, "gl_storage",
+    monkeypatch.setattr(render_prepare, "gl_storage",
                         lambda config, glctx, backend: GLBufferStorage(glctx.ctx, HostMapper()))
     via_gl, stats_gl = render_frames(scene, **common)
     assert stats_gl.interop and not stats_plain.interop

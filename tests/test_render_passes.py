@@ -198,12 +198,12 @@ def test_passes_draw_and_read_back_the_planes_of_the_kept_sub_frame_alone(
     in every sub-frame); the files are those of a render that draws and reads every
     sub-frame's, bit for bit; planned a frame at a time (a chunk of one: above 360 degrees
     the next chunk's windows reach back)."""
-    from hfrender.engine import render
+    from hfrender.engine import render_prepare
     from hfrender.engine.draw import SubframeDrawer
     from hfrender.plan_stream import PlanStream
     from hfrender.renderer.renderer import SceneRenderer
 
-    monkeypatch.setattr(render, "PlanStream", functools.partial(PlanStream, chunk=1))
+    monkeypatch.setattr(render_prepare, "PlanStream", functools.partial(PlanStream, chunk=1))
 
     path, seen = scene(tmp_path, SLIDE), []
     draw, read = SceneRenderer.draw, SceneRenderer.read_into
