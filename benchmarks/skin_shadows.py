@@ -27,8 +27,9 @@ from pathlib import Path
 import numpy as np
 
 from hfrender.renderer import models
+from hfrender.renderer.clip_motion import clip_rates
 from hfrender.renderer.contexts import create_context
-from hfrender.renderer.renderer import SceneRenderer, clip_rates
+from hfrender.renderer.renderer import SceneRenderer
 from hfrender.scene.loader import load_scene
 
 SIZE, H = (480, 270), 1e-3

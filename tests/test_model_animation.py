@@ -231,7 +231,7 @@ def sub_frame(renderer, mesh, t, h=1e-3):
     """``mesh`` drawn at ``t`` by ``renderer`` (prepared, with velocity) as a sub-frame is:
     its clip matrices at t - h, t + h (the velocity's rates) and t, the colour (H, W, 4)
     and the velocity (H, W, 2) read back."""
-    from hfrender.renderer.renderer import clip_rates
+    from hfrender.renderer.clip_motion import clip_rates
 
     clips = []
     for when in (t - h, t + h, t):

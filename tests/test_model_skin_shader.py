@@ -10,7 +10,8 @@ from gltf_files import add_floats
 
 import hfrender as hf
 from hfrender.renderer import models
-from hfrender.renderer.renderer import SceneRenderer, clip_rates
+from hfrender.renderer.clip_motion import clip_rates
+from hfrender.renderer.renderer import SceneRenderer
 
 trimesh = pytest.importorskip("trimesh", reason="the models extra: pip install -e '.[dev]'")
 from test_meshes import make_scene  # noqa: E402

@@ -134,7 +134,7 @@ def test_background_and_still_objects_have_no_velocity(gl_context):
 def test_rates_pair_each_object_with_itself_when_one_is_added_or_removed(rng):
     """An object inserted at the front between t - h and t + h must not shift every other
     object's pairing; one that exists at only one of the times has no motion."""
-    from hfrender.renderer.renderer import clip_rates
+    from hfrender.renderer.clip_motion import clip_rates
 
     a, b, c, new = (object() for _ in range(4))
     before = rng.normal(size=(3, 4, 4))

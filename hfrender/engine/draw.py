@@ -21,7 +21,7 @@ import numpy as np
 
 from hfrender.logs import span
 from hfrender.plan_stream import PlanStream
-from hfrender.renderer.renderer import clip_rates
+from hfrender.renderer.clip_motion import clip_rates
 from hfrender.sampler import Plan, pixel_offsets
 from hfrender.scene import ShaderScene, past_white
 from hfrender.scene.loader import call_scene

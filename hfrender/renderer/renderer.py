@@ -17,6 +17,7 @@ from typing import Any
 import numpy as np
 
 from hfrender.color import srgb_color
+from hfrender.renderer.clip_motion import animated_parts, clip_matrices
 from hfrender.renderer.instances import InstancedDrawer, instance_rows, rates_at
 from hfrender.renderer.lamps import lamp_uniforms, sun, sun_uniforms
 from hfrender.renderer.models import ModelDrawer, mesh_program, poser
@@ -36,8 +37,7 @@ from hfrender.renderer.text import TextDrawer, on_picture
 from hfrender.renderer.translucent import TranslucentPass, by_depth
 from hfrender.scene import Scene, ShaderScene
 from hfrender.scene.loader import told_line
-from hfrender.scene.meshes import is_model, model_data
-from hfrender.scene.model_morphs import matrix_count
+from hfrender.scene.meshes import is_model
 from hfrender.scene.nodes import drawn_opacity
 from hfrender.scene.objects import sphere_geometry
 from hfrender.scene.round_shapes import ROUND, half_extents, round_level
@@ -128,23 +128,11 @@ class SceneRenderer:
                       jitter_px: tuple[float, float] = (0.0, 0.0)) -> np.ndarray:
         """``proj @ view @ model`` of every object as the scene is now, (N, 4, 4) float64,
         then of each part of its animated models (:meth:`Mesh.part_matrices`), in order:
-        the velocity plane is their rate of change (:func:`clip_rates`); its morphed parts'
+        the velocity plane is their rate of change (:func:`.clip_rates`); its morphed parts'
         weights as they are (not matrices: their rates are the weights'). One stacked
         product: a sub-frame with velocity asks twice, for every object."""
         view, proj = self._camera_matrices(lens_offset_m, jitter_px)
-        models = [obj.world_matrix() for obj in self.scene.objects]  # (parents' frames in)
-        parts, plain = [], []  # an animated model's parts: after; its morph weights: plain
-        for obj, m in zip(self.scene.objects, models, strict=True):
-            if moves := _part_matrices(obj):
-                n = matrix_count(model_data(obj.geometry).parts)
-                parts += [m @ c for c in moves[:n]] + moves[n:]
-                plain += [False] * n + [True] * (len(moves) - n)
-        if not models:
-            return np.zeros((0, 4, 4))
-        rows = np.stack(models + parts)
-        clips = (proj @ view) @ rows
-        clips[len(models):][plain] = rows[len(models):][plain]
-        return clips
+        return clip_matrices(self.scene.objects, view, proj)
 
     def _camera_matrices(self, offset: tuple[float, float],
                          jitter_px: tuple[float, float]) -> tuple[np.ndarray, np.ndarray]:
@@ -169,7 +157,7 @@ class SceneRenderer:
         light = sun(scene, self.sun_disk)  # (unit, towards the light: its sub-frame's)
 
         rates, lens = _NO_RATES if clip_rates is None else clip_rates, self._pixels_a_metre()
-        self.parts = _animated_parts(scene.objects)  # (each one's matrices asked once)
+        self.parts = animated_parts(scene.objects)  # (each one's matrices asked once)
         self.lens = lens  # this sub-frame's, for the objects drawn alone (draw_one)
         self.view_proj = proj @ view  # (a morphed model's clip matrix: its weights' sweep)
         shared = {"u_half_size": (w / 2.0, h / 2.0), "u_view": view, "u_proj": proj,
@@ -349,42 +337,6 @@ def _set_object(prog: Any, obj: Any, model: np.ndarray, rate: np.ndarray) -> Non
     set_uniform(prog, "u_normal_matrix", _cofactor(model[:3, :3]))
     set_uniform(prog, "u_color", obj.linear_color())
     set_uniform(prog, "u_emissive", float(obj.emissive))
-
-
-def _part_matrices(obj: Any) -> list[np.ndarray] | None:
-    """An animated model's parts' matrices (:meth:`Mesh.part_matrices`), else None."""
-    return obj.part_matrices() if is_model(obj.geometry) else None
-
-
-def _animated_parts(objects: list) -> dict[int, tuple[int, list[np.ndarray]]]:
-    """Each animated model's parts' matrices as it is now, by the model's place among
-    ``objects``, with where their rows start in :meth:`SceneRenderer.clip_matrices` (after
-    every object's)."""
-    found, at = {}, len(objects)
-    for i, obj in enumerate(objects):
-        moves = _part_matrices(obj)
-        if moves is not None:
-            found[i], at = (at, moves), at + len(moves)
-    return found
-
-
-def clip_rates(before: np.ndarray, after: np.ndarray, dt: float,
-               objects: tuple[list, list, list] | None = None) -> np.ndarray:
-    """Central differences of :meth:`SceneRenderer.clip_matrices` taken ``dt`` seconds
-    apart, in the order of the objects drawn now. ``objects``: the scene's objects
-    before, after and now; where their counts differ (one added or removed between the
-    two), each is paired with itself, and one missing at either time has no motion.
-    Lists of one length pair by place (a scene that makes its objects afresh in every
-    ``update`` keeps their order)."""
-    if objects is None or len(objects[0]) == len(objects[1]) == len(objects[2]):
-        n = min(len(before), len(after))
-        return (after[:n] - before[:n]) / dt
-    then, later, now = ({id(o): i for i, o in enumerate(objs)} for objs in objects)
-    rates = np.zeros((len(now), 4, 4))
-    for key, i in now.items():
-        if key in then and key in later:
-            rates[i] = (after[later[key]] - before[then[key]]) / dt
-    return rates
 
 
 def make_renderer(ctx: Any, scene: Scene, size: tuple[int, int], with_depth: bool,
