@@ -524,6 +524,13 @@ def test_continue_with_resume_is_offered_only_where_a_segment_was_kept(tmp_path,
         (tmp_path / "f" / "####.png.partial" / f"{k:04d}.png").write_bytes(b"frame")
     assert commands._again(args, seq) == f"; continue from frame 2 with: hfrender render " \
         f"s.py -o {out} --resume"  # (this test's argv names the video: its words come back)
+    from hfrender.engine.stopped import go_on
+    from hfrender.errors import KEYWORD, spelt
+
+    with spelt(KEYWORD):  # hf.render's, the command's sentence in its keywords
+        assert go_on(RenderConfig(output=seq.output, keep_samples="k.samples"), None) == (
+            "; continue from frame 2 with the same call and resume=True (without keep_samples:"
+            " a sample store holds a whole render; the unfinished k.samples.partial can go)")
     work_dir(out).mkdir()
     (work_dir(out) / "manifest.json").write_text('{"segments": [{"count": 30}, {"count": 8}]}')
     again = commands._again(args, config)

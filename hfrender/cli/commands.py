@@ -7,7 +7,6 @@ import logging
 import shlex
 import sys
 from collections.abc import Callable
-from pathlib import Path
 from typing import Any
 
 from hfrender.cli.common import (
@@ -30,11 +29,10 @@ from hfrender.engine.settings import (
     outputs_held,
     render_config,
 )
-from hfrender.engine.stopped import failed_line, go_on, interrupted_line
+from hfrender.engine.stopped import failed_line, go_on, interrupted_line, without_store
 from hfrender.errors import HFRenderError
 from hfrender.frame_range import n_frames, start_of
 from hfrender.io.sequence_names import files_said, is_sequence
-from hfrender.io.store import partial_dir
 from hfrender.progress import progress_bar
 
 log = logging.getLogger(__name__)
@@ -274,6 +272,4 @@ def _again_command(args: argparse.Namespace, config: RenderConfig, first: int) -
     again = "hfrender " + shlex.join(kept)
     if "--resume" not in kept:
         again += " --resume"
-    left = (f" (without --keep-samples: a sample store holds a whole render; the unfinished "
-            f"{partial_dir(Path(store))} can go)") if store else ""
-    return f"; continue from frame {first} with: {again}{left}"
+    return f"; continue from frame {first} with: {again}{without_store(store) if store else ''}"

@@ -99,11 +99,18 @@ def go_on(config: RenderConfig, command: Callable[[int], str] | None) -> str:
                 f"finished, so {resume} has nothing to go on from") + unfinished
     first = start_of(config.frames) + frames_kept(config.output)  # (whole segments only)
     if command is None:  # (a store holds a whole render: resume=True refuses one)
-        left = (f" (without {spelling().name('keep_samples')}: a sample store holds a whole "
-                f"render; the unfinished {partial_dir(Path(config.keep_samples))} can go)"
-                if config.keep_samples else "")
+        left = without_store(config.keep_samples) if config.keep_samples else ""
         return f"; continue from frame {first} with the same call and {resume}{left}"
     return command(first)
+
+
+def without_store(store: str) -> str:
+    """`` (without --keep-samples: a sample store holds a whole render; the unfinished
+    STORE.partial can go)``, after the way to go on from a render kept with the sample
+    store ``store`` (--resume refuses one: it holds a whole render), in the caller's
+    spelling: the command's and hf.render's (were two copies)."""
+    return (f" (without {spelling().name('keep_samples')}: a sample store holds a whole "
+            f"render; the unfinished {partial_dir(Path(store))} can go)")
 
 
 def kept_apart(frames: int, partial: str, output: str) -> str:
