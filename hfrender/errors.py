@@ -243,6 +243,14 @@ def as_typed(flag: str, text: str) -> str:
     return f"{flag} {shlex.quote(text)}"
 
 
+def pastable(path: object) -> str:
+    """``path`` as a shell takes it, for a line naming a file or folder to open, remove or
+    give back: quoted where it holds a space, a ``#`` (a comment's start) or another
+    character a shell reads (``'out/####.png.partial/%04d.png'``), else as it is (was: bare,
+    pasted as ``out/`` alone)."""
+    return shlex.quote(str(path))
+
+
 def toml_said(value: object) -> str:
     """``value`` as a TOML file spells it (``true``, ``"a"``, ``[16, 4]``; was Python's
     ``True``, ``'a'``), for the line that names a key of a file."""

@@ -373,7 +373,7 @@ def test_a_render_that_fails_midway_says_what_is_kept_as_the_command(tmp_path, m
         hf.render(BAR, out, size=(32, 8), samples=2, duration=0.2)
     assert str(info.value) == (
         f"cannot put {out % 0} in place: Permission denied; the 6 finished frames are kept in "
-        f"{tmp_path / '.f_####.png.partial'}: once that is mended, the same call with "
+        f"'{tmp_path / '.f_####.png.partial'}': once that is mended, the same call with "
         "resume=True goes on from them")  # (the command's: the same command with --resume)
     assert len(list((tmp_path / ".f_####.png.partial").glob("*.png"))) == 6
 

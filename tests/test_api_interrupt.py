@@ -35,7 +35,7 @@ def test_a_ctrl_c_says_what_is_kept_and_how_to_go_on(tmp_path, monkeypatch):
     notes = getattr(info.value, "__notes__", None) or list(info.value.args)
     assert len(notes) == 1, notes
     said = re.fullmatch(r"interrupted: the (\d+) frames finished so far are in "
-                        r"f/####\.png\.partial/%04d\.png \(f/%04d\.png is untouched\); "
+                        r"'f/####\.png\.partial/%04d\.png' \(f/%04d\.png is untouched\); "
                         r"continue from frame (\d+) with the same call and resume=True",
                         notes[0])
     assert said, notes[0]

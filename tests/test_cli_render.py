@@ -487,8 +487,8 @@ def test_png_sequence_replaces_an_older_render_and_reports_write_errors(tmp_path
     assert main(run) == 1
     err = capsys.readouterr().err
     assert re.fullmatch(r"hfrender: error: cannot put .*seq/003\.png in place: Is a "
-                        r"directory; the 6 frames finished so far are in .*seq/###\.png\.partial/"
-                        r"%03d\.png \(.*seq/%03d\.png is untouched\)\n", err), err
+                        r"directory; the 6 frames finished so far are in '.*seq/###\.png\.partial/"
+                        r"%03d\.png' \(.*seq/%03d\.png is untouched\)\n", err), err
     assert sorted(p.name for p in folder.iterdir()) == ["###.png.partial"] + [
         f"{i:03d}.png" for i in range(6)] + ["notes.txt"]  # nothing moved, nothing removed
     assert not any(p.name.endswith(".part") for p in folder.iterdir())

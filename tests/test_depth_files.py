@@ -256,8 +256,8 @@ def test_a_depth_pass_that_cannot_be_scaled_is_one_line(tmp_path, rng, capsys, s
     err = capsys.readouterr().err
     assert err.startswith(f"hfrender: error: {message.format(path=folder)}")
     if "frame 1" in message:  # found once frame 0 was made: it is kept apart, and said
-        assert err.endswith(f"; the 1 frame finished so far is in {tmp_path / 'o'}"
-                            f"/##.png.partial/%02d.png ({tmp_path / 'o' / '%02d.png'} is "
+        assert err.endswith(f"; the 1 frame finished so far is in '{tmp_path / 'o'}"
+                            f"/##.png.partial/%02d.png' ({tmp_path / 'o' / '%02d.png'} is "
                             "untouched)\n")
         assert [f.name for f in (tmp_path / "o").iterdir()] == ["##.png.partial"]
     else:

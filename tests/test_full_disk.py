@@ -57,7 +57,7 @@ def test_a_sequence_that_cannot_be_put_in_place_says_its_frames_are_kept(tmp_pat
     err = capsys.readouterr().err.strip()
     assert err.startswith(f"hfrender: error: cannot put {out % 0} in place: Permission denied;"
                           " the 6 finished frames are kept in "), err
-    assert err.endswith(".f_####.png.partial: once that is mended, the same command with "
+    assert err.endswith(".f_####.png.partial': once that is mended, the same command with "
                         "--resume goes on from them"), err
     monkeypatch.undo()
     assert main(["render", BAR, "-o", out, *SMALL, "--resume"]) == 0

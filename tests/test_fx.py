@@ -359,7 +359,7 @@ def test_focus_pixel_focuses_each_frame_on_its_depth_there(tmp_path, rng, capsys
     said = ("hfrender: error: --focus-pixel 30,12: in frame 1 the depth there is 0.03 m, "
             "nearer than the lens's focal length: nothing can be focused there")
     bad = tmp_path / "bad"
-    kept = f"; the 1 frame finished so far is in {bad / '###.png.partial' / '%03d.png'} " \
+    kept = f"; the 1 frame finished so far is in '{bad / '###.png.partial' / '%03d.png'}' " \
         f"({bad / '%03d.png'} is untouched)"
     # frame 0 may be fused and written before frame 1's error stops the run: it is kept
     assert capsys.readouterr().err in (f"{said}\n", f"{said}{kept}\n")
@@ -949,7 +949,7 @@ def test_a_failed_run_keeps_the_frames_it_made_apart_and_says_where(tmp_path, rn
         "(x=4, y=3); depth must be a distance > 0 (use inf for sky; hfrender fx "
         "--depth-zero-is-sky reads 0 as sky, --depth-range NEAR,FAR a pass normalised to "
         f"0..1); the {len(frames)} frames finished so far are "
-        f"in {kept / '%05d.png'} "
+        f"in '{kept / '%05d.png'}' "
         f"({tmp_path / 'out' / 'a' / '%05d.png'} is untouched)\n")
     assert frames == [f"{i:05d}.png" for i in range(len(frames))] and 0 < len(frames) <= 5
     assert [f.name for f in (tmp_path / "out" / "a").iterdir()] == ["#####.png.partial"]

@@ -194,7 +194,7 @@ def test_an_interrupted_image_sequence_resumes_to_the_uninterrupted_frames(tmp_p
     assert 10 <= n < 60 and not list((tmp_path / "seq").glob("o.*.png"))
     if stop == signal.SIGINT:
         assert proc.returncode == 130
-        assert f"interrupted: the {n} frames finished so far are in {kept / 'o.%d.png'}" in err
+        assert f"interrupted: the {n} frames finished so far are in '{kept / 'o.%d.png'}'" in err
         assert err.rstrip().endswith(" --resume")
     stats = run_fx(str(src / "shot.%d.png"), str(out),
                    FxSettings(window=3, input_fps=24.0, resume=True))
@@ -228,7 +228,7 @@ def test_a_sequence_that_cannot_be_put_in_place_keeps_its_frames(tmp_path, rng, 
     err = capsys.readouterr().err
     assert err.startswith(f"hfrender: error: cannot put {tmp_path / 'o' / '0003.png'} in "
                           "place: Is a directory")
-    assert err.endswith(f"; the 6 frames finished so far are in {kept / '%04d.png'} ({out} "
+    assert err.endswith(f"; the 6 frames finished so far are in '{kept / '%04d.png'}' ({out} "
                         "is untouched)\n")
     assert sorted(f.name for f in kept.glob("*.png")) == [f"{i:04d}.png" for i in range(6)]
 

@@ -448,7 +448,7 @@ def test_a_relative_sequence_keeps_its_partial_frames_beside_it(tmp_path, monkey
     assert main(["render", str(_failing_scene(tmp_path)), "-o", "%04d.png", *args]) == 1
     partial = tmp_path / "####.png.partial"
     # named as the output was: relative (was: absolute beside a relative output)
-    assert "are in ####.png.partial/%04d.png (%04d.png is untouched)" in capsys.readouterr().err
+    assert "are in '####.png.partial/%04d.png' (%04d.png is untouched)" in capsys.readouterr().err
     assert sorted(p.name for p in partial.iterdir())[:2] == ["0000.png", "0001.png"]
     assert (tmp_path / "0000.png").read_bytes() == older  # untouched
     assert not any(p.name.startswith(".") for p in tmp_path.iterdir())  # nothing hidden left

@@ -22,7 +22,7 @@ from hfrender.cli.common import (
 from hfrender.config import ConfigError, parse_fps
 from hfrender.engine.batch_paths import NOT_IN_A_BATCH, READS
 from hfrender.engine.batch_progress import BatchTally, go_on, planned_frames
-from hfrender.errors import as_given, as_typed, nearest
+from hfrender.errors import as_given, as_typed, nearest, pastable
 from hfrender.io.segments import segments_kept
 from hfrender.io.sequence_names import home_path
 from hfrender.logs import JobNamed, filtered
@@ -254,7 +254,7 @@ def _partial_of(jobs: list, running: dict) -> str:
     goes_on = ("" if whole is None else  # resumes from: whole segments (a trial counted the
                f" (the next run goes on after the {whole} in whole segments)" if whole  # table's
                else " (no segment was whole: the next run starts it over)")  # frames there)
-    return f"; the frames of job {job.name!r} so far are in {kept}{goes_on}"
+    return f"; the frames of job {job.name!r} so far are in {pastable(kept)}{goes_on}"
 
 
 def _half_done(jobs: list, started: set, finished: dict, on_ray: bool = False) -> str:

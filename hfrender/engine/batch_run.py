@@ -10,7 +10,7 @@ from typing import Any
 
 from hfrender.engine.batch_paths import stamp
 from hfrender.engine.batch_state import JobResult
-from hfrender.errors import TOML, HFRenderError, as_given, first_line
+from hfrender.errors import TOML, HFRenderError, as_given, first_line, pastable
 from hfrender.io.join import JOIN_AGAIN
 from hfrender.io.sequence_names import is_sequence
 
@@ -53,7 +53,7 @@ def failed(result: JobResult, job: Any, exc: HFRenderError, began: float,
         JOIN_AGAIN, "running the batch again joins them")  # keys: was 'give max_length=')
     kept = kept_partial(str(job.output), began)  # a render's, an fx sequence's
     if kept:
-        result.error += f"; the frames finished so far are in {kept}"
+        result.error += f"; the frames finished so far are in {pastable(kept)}"
     result.frames = 0 if isinstance(exc, OutputBusy) else frames_kept(str(job.output))
     result.frames_made = max(0, result.frames - before[0])
     remade = getattr(exc, "remade", getattr(exc.__cause__, "remade", None))  # a remake's:

@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from hfrender.config import RenderConfig
-from hfrender.errors import HFRenderError, first_line, spelling, system_refused
+from hfrender.errors import HFRenderError, first_line, pastable, spelling, system_refused
 from hfrender.frame_range import n_frames
 from hfrender.io.sequence_names import is_sequence
 from hfrender.io.store import partial_dir
@@ -78,8 +78,8 @@ def _unfinished_store(config: RenderConfig) -> str:
     render with --keep-samples left one (a store holds a whole render: none to go on from),
     else ``""``."""
     kept = config.keep_samples and partial_dir(Path(config.keep_samples))
-    return (f"; the unfinished sample store {kept} can go (a store holds a whole render)"
-            if kept and kept.exists() else "")
+    return (f"; the unfinished sample store {pastable(kept)} can go (a store holds a whole "
+            "render)" if kept and kept.exists() else "")
 
 
 def go_on(config: RenderConfig, command: Callable[[int], str] | None) -> str:
@@ -110,25 +110,26 @@ def without_store(store: str) -> str:
     store ``store`` (--resume refuses one: it holds a whole render), in the caller's
     spelling: the command's and hf.render's (were two copies)."""
     return (f" (without {spelling().name('keep_samples')}: a sample store holds a whole "
-            f"render; the unfinished {partial_dir(Path(store))} can go)")
+            f"render; the unfinished {pastable(partial_dir(Path(store)))} can go)")
 
 
 def kept_apart(frames: int, partial: str, output: str) -> str:
     """What an interrupted or failed run kept: ``the 56 frames finished so far are in
     PARTIAL (OUTPUT is untouched)``, or ``(OUTPUT is not written)`` where there was none
-    (a sequence's pattern names frames that may be there: untouched)."""
+    (a sequence's pattern names frames that may be there: untouched); PARTIAL as a shell
+    takes it (:func:`hfrender.errors.pastable`: ``'out/####.png.partial/%04d.png'``)."""
     if not os.path.isabs(output):  # as the output was given: beside it, relative too
         partial = os.path.relpath(partial)
     fate = "is untouched" if is_sequence(output) or os.path.exists(output) else "is not written"
     return (f"the {n_frames(frames)} finished so far {'is' if frames == 1 else 'are'} in "
-            f"{partial} ({output} {fate})")
+            f"{pastable(partial)} ({output} {fate})")
 
 
 def _kept_for_resume(output: str, exc: BaseException | None = None,
                      keeping: bool = False) -> str:
     """``; the 64 frames in whole segments are kept: ...`` where a failed run of a video
     ``output`` kept segments for ``--resume`` (was: a full disk's error said nothing of
-    them), ``; the 6 finished frames are kept in .../.f_####.png.partial: ...`` where a
+    them), ``; the 6 finished frames are kept in '.../.f_####.png.partial': ...`` where a
     sequence's stay in its hidden folder (one made read-only under the run: were said
     nothing of, a trial), else ``""``. After the scene's own error (``exc``) the scene is
     what is mended, and ``--resume`` refuses a changed scene: said so (was: "once that is
@@ -151,7 +152,7 @@ def _kept_for_resume(output: str, exc: BaseException | None = None,
         folder = kept_work(output)
         kept = frames_kept(output) if folder is not None and folder.name[0] == "." else 0
         return (f"; the {kept} finished frame{'s are' if kept != 1 else ' is'} kept in "
-                f"{folder}{goes_on}" if kept else "")
+                f"{pastable(folder)}{goes_on}" if kept else "")
     kept = frames_kept(output) if resumable(output) else 0
     return (f"; the {n_frames(kept)} in whole segments {'is' if kept == 1 else 'are'} kept"
             f"{goes_on}" if kept else "")
