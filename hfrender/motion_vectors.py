@@ -139,9 +139,9 @@ def _velocity(velocity: Any, size: tuple[int, int, int], most: float | None = No
 
 
 def _at(f: int, y: int, x: int, single: bool) -> str:
-    """Where a pixel of the vectors is: its row and column, as the array is indexed (not
-    focus_pixel's (x, y)); its frame ``f`` too where there are several (not ``single``)."""
-    return ("" if single else f"of frame {f} ") + f"at row {y}, column {x}"
+    """Where a pixel of the vectors is (:func:`hfrender.validate.at`): its frame ``f`` too
+    where there are several (not ``single``)."""
+    return validate.at(y, x, None if single else f)
 
 
 def _refused(line: Callable[[str, Spelling], str], f: int, y: int, x: int, single: bool,

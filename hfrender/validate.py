@@ -84,10 +84,21 @@ def finite(arr: np.ndarray, name: str) -> None:
             return
     bad = ~np.isfinite(arr)
     if bad.any():
-        where = tuple(int(i) for i in np.argwhere(bad)[0])
+        first = tuple(int(i) for i in np.argwhere(bad)[0])
+        where = f"at index {first}"  # (a ramp of values, not a picture)
+        if arr.ndim in (3, 4):  # one (H, W, C) frame, or (N, H, W, C)
+            *f, y, x, c = first
+            where = f"{at(y, x, f[0] if f and arr.shape[0] > 1 else None)} (channel {c})"
         raise InputError(f"{name} has {int(bad.sum())} non-finite value(s) (NaN or inf), "
-                         f"the first at index {where}; float32 frames must be finite "
-                         "linear light")
+                         f"the first {where}; float32 frames must be finite linear light")
+
+
+def at(y: int, x: int, frame: int | None = None) -> str:
+    """Where a pixel is, one wording for every such line: its row and column, as the array
+    is indexed (not focus_pixel's (x, y)), after its frame where one is named: 'at row 7,
+    column 5', 'of frame 1 at row 7, column 5' (was: 'at index (1, 7, 5)', 'at pixel
+    (x=5, y=7)', 'at x=5, y=7')."""
+    return ("" if frame is None else f"of frame {frame} ") + f"at row {y}, column {x}"
 
 
 def convert_hint(dtype: np.dtype, name: str) -> str:
@@ -162,10 +173,11 @@ def depth(arr: np.ndarray, frames_shape: tuple, name: str = "depth",
     if arr.shape != want and _unit_axes(arr.shape) == _unit_axes(want) and \
             arr.ndim <= len(want) + 2:  # (H, W, 1), (1, H, W), a tensor's (N, 1, H, W) ...
         arr = arr.reshape(want)  # (a view)
+    several = len(want) == 3 and want[0] > 1  # (its bad values named by frame)
     if one_for_all and len(want) == 3 and arr.shape != want and arr.ndim <= 4 and \
             _unit_axes(arr.shape) == _unit_axes(want[1:]):  # (H, W), (1, H, W), (H, W, 1)
         xp = np if isinstance(arr, np.ndarray) else importlib.import_module("cupy")
-        arr = xp.broadcast_to(arr.reshape(want[1:]), want)
+        arr, several = xp.broadcast_to(arr.reshape(want[1:]), want), False
     if arr.shape != want:
         raise InputError(
             f"{name} has shape {arr.shape}; it must match frames {frames_shape} without the "
@@ -181,24 +193,14 @@ def depth(arr: np.ndarray, frames_shape: tuple, name: str = "depth",
                       f"these are millimetres, pass {name} * 0.001", UserWarning, stacklevel=3)
     with np.errstate(over="ignore"):  # float64 past float32's range: inf, the sky
         arr = arr.astype(np.float32, copy=False)  # NumPy or CuPy alike
-    nan = np.isnan(arr)
-    if nan.any():
-        where, count = tuple(int(i) for i in np.argwhere(nan)[0]), int(nan.sum())
-        if disparity:  # (was: "NaN value(s) ...; depth must be a distance", an inf too)
-            raise InputError(f"{name} has {count} NaN or infinite "
-                             f"{'disparity' if count == 1 else 'disparities'}, the first at "
-                             f"index {where}; {NO_DISPARITY}")
-        raise InputError(
-            f"{name} contains {count} NaN value(s), the first at index {where}; "
-            "depth must be a distance > 0 (use inf for sky)"
-        )
-    bad = arr <= 0
-    if bad.any():
-        where = tuple(int(i) for i in np.argwhere(bad)[0])
-        raise InputError(
-            f"{name} has {int(bad.sum())} value(s) <= 0, the first {float(arr[where])!r} at "
-            f"index {where}; depth must be a distance > 0 from the camera (use inf for sky)"
-        )
+    bad = np.isnan(arr)  # told first, anywhere: the likelier mistake
+    if not bad.any():
+        bad = arr <= 0
+    if bad.any():  # the first frame holding one, said as fx says a depth frame
+        f = int(np.argwhere(bad)[0][0]) if arr.ndim == 3 else None
+        frame = arr if f is None else arr[f]
+        raise _refused(np.asarray(frame if isinstance(frame, np.ndarray) else frame.get()),
+                       name if f is None or not several else f"{name} frame {f}", disparity)
     return arr
 
 
@@ -321,25 +323,36 @@ def depth_frame(arr: np.ndarray, index: int, name: str = "depth", file: object =
         raise InputTypeError(f"{name} frame {index} has dtype {arr.dtype}; depth must be "
                              "numeric (float32 metres)")
     arr = np.asarray(arr, np.float32)
-    bad = ~(arr > 0)  # NaN and <= 0, in one pass
-    if not bad.any():
+    if (arr > 0).all():  # (NaN and <= 0 in one pass)
         return arr
+    name = f"{name} frame {index}" + ("" if file is None else f" ({file})")
+    raise _refused(arr, name, disparity, ZERO_IS_SKY)
+
+
+ZERO_IS_SKY = ("hfrender fx --depth-zero-is-sky reads 0 as sky, --depth-range NEAR,FAR a pass "
+               "normalised to 0..1")
+
+
+def _refused(arr: np.ndarray, name: str, disparity: bool = False,
+             zero: str = "") -> InputError:
+    """The line for a depth frame ``arr`` (H, W) holding a NaN (told first) or a value
+    <= 0: how many, the first's row and column (:func:`at`), what depth must be (``name``:
+    which frame; ``disparity``: a NaN a NaN or +inf of a disparity map; ``zero``: what
+    reads a first value of 0, fx's flags). One wording for the library and fx."""
     nan = np.isnan(arr)
-    kind = nan if nan.any() else bad
+    kind = nan if nan.any() else ~(arr > 0)
     count = int(kind.sum())
     y, x = (int(i) for i in np.argwhere(kind)[0])
-    name = f"{name} frame {index}" + ("" if file is None else f" ({file})")
+    value = float(arr[y, x])
     if kind is nan and disparity:
         what = ("a NaN or infinite disparity" if count == 1 else
                 f"{count} NaN or infinite disparities, the first")
-        raise InputError(f"{name} has {what} at pixel (x={x}, y={y}); {NO_DISPARITY}")
+        return InputError(f"{name} has {what} {at(y, x)}; {NO_DISPARITY}")
     if kind is nan:
         what = "a NaN" if count == 1 else f"{count} NaNs, the first"
     else:
-        value = float(arr[y, x])
         what = (f"a value <= 0 ({value:g})" if count == 1
                 else f"{count} values <= 0, the first {value:g}")
-    zero = ("; hfrender fx --depth-zero-is-sky reads 0 as sky, --depth-range NEAR,FAR a pass "
-            "normalised to 0..1" if arr[y, x] == 0 else "")
-    raise InputError(f"{name} has {what} at pixel (x={x}, y={y}); depth must be "
-                     f"a distance > 0 (use inf for sky{zero})")
+    zero = f"; {zero}" if zero and value == 0 else ""
+    return InputError(f"{name} has {what} {at(y, x)}; depth must be a distance > 0 (use inf "
+                      f"for sky{zero})")

@@ -372,7 +372,7 @@ def test_a_bad_value_in_the_first_depth_frame_is_the_error_not_a_note(tmp_path, 
     assert main(["fx", seq, "-o", str(tmp_path / "o.mp4"), "--depth", str(tmp_path / "d.npy"),
                  "--focus-distance", "2", "--f-stop", "2"]) == 2
     assert error_line(capsys) == (f"hfrender: error: depth frame 0 ({tmp_path / 'd.npy'}) has "
-                                  "a value <= 0 (-2) at pixel (x=4, y=3); depth must be a "
+                                  "a value <= 0 (-2) at row 3, column 4; depth must be a "
                                   "distance > 0 (use inf for sky)")
     assert [r.getMessage() for r in caplog.records if r.levelname == "WARNING"] == []
     assert not (tmp_path / "o.mp4").exists()
@@ -424,7 +424,7 @@ def test_each_depth_frame_is_checked_as_it_is_read(tmp_path, rng, monkeypatch):
                                       depth[i].astype(np.float32) * np.float32(0.001))
     assert checked[0] == 0 and checked[-2:] == [1, 2]
     with pytest.raises(InputError, match=r"depth frame 3 \(.*0003\.png\) has a value <= 0 "
-                                         r"\(0\) at pixel \(x=5, y=2\)"):  # (its file too)
+                                         r"\(0\) at row 2, column 5"):  # (its file too)
         next(frames_read)
 
 

@@ -34,7 +34,7 @@ def test_a_bad_value_late_in_an_npy_refuses_the_run_before_any_frame(tmp_path, r
     depth[6, 3, 4] = bad
     np.save(tmp_path / "d.npy", depth)
     assert fx_line(capsys, seq, tmp_path / out, tmp_path / "d.npy", *LENS) == (
-        f"depth frame 6 ({tmp_path / 'd.npy'}) has {said} at pixel (x=4, y=3){POSITIVE}")
+        f"depth frame 6 ({tmp_path / 'd.npy'}) has {said} at row 3, column 4{POSITIVE}")
     assert not (tmp_path / "o").exists()
 
 
@@ -44,7 +44,7 @@ def test_an_npz_and_a_disparity_map_are_checked_whole_too(tmp_path, rng, capsys)
     depth[5, 1, 2] = -3.0
     np.savez(tmp_path / "d.npz", depth=depth)
     assert fx_line(capsys, clip, tmp_path / "o" / "%05d.png", tmp_path / "d.npz", *LENS) == (
-        f"depth frame 5 ({tmp_path / 'd.npz'}) has a value <= 0 (-3) at pixel (x=2, y=1)"
+        f"depth frame 5 ({tmp_path / 'd.npz'}) has a value <= 0 (-3) at row 1, column 2"
         f"{POSITIVE}")
     disparity = np.full((N, H, W), 0.5, np.float32)
     disparity[:, :4] = 1.0
@@ -53,8 +53,8 @@ def test_an_npz_and_a_disparity_map_are_checked_whole_too(tmp_path, rng, capsys)
     assert fx_line(capsys, clip, tmp_path / "o" / "%05d.png", tmp_path / "disp.npy",
                    "--depth-kind", "disparity", "--focus-disparity", "0.5", "--max-blur",
                    "9", "-q") == (
-        f"depth frame 7 ({tmp_path / 'disp.npy'}) has a NaN or infinite disparity at pixel "
-        "(x=9, y=2); a disparity must be a finite number (near is large; 0 or below is sky)")
+        f"depth frame 7 ({tmp_path / 'disp.npy'}) has a NaN or infinite disparity at row "
+        "2, column 9; a disparity must be a finite number (near is large; 0 or below is sky)")
     assert not (tmp_path / "o").exists()
 
 
@@ -75,7 +75,7 @@ def test_the_scan_reads_metres_as_the_run_does(tmp_path, rng, monkeypatch):
             depth_pass.depth_for(str(tmp_path / "d.npy"), 1.0, True, (W, H), N,
                                  lambda d: lens)
         assert str(e.value) == (f"depth frame 6 ({tmp_path / 'd.npy'}) has a value <= 0 "
-                                f"(-0.5) at pixel (x=8, y=7){POSITIVE}")
+                                f"(-0.5) at row 7, column 8{POSITIVE}")
 
 
 def test_a_png_depth_sequence_is_still_checked_frame_by_frame(tmp_path, rng, capsys):
@@ -107,7 +107,7 @@ def test_a_normalised_pass_is_scanned_in_its_metres(tmp_path, rng, near_far, val
         depth_pass.depth_for(str(tmp_path / "d.npy"), near_far, False, (W, H), N,
                              lambda d: Lens(2.0, 2.8))
     assert str(e.value) == (f"depth frame 4 ({tmp_path / 'd.npy'}) has a value <= 0 "
-                            f"({metres}) at pixel (x=3, y=2){POSITIVE}")
+                            f"({metres}) at row 2, column 3{POSITIVE}")
 
 
 @pytest.mark.parametrize("resize", [None, "nearest", "linear"])

@@ -193,7 +193,7 @@ def test_a_depth_sensors_zeros_are_sky_with_depth_zero_is_sky(tmp_path, rng, cap
     assert main(args) == 2
     assert capsys.readouterr().err == (
         f"hfrender: error: depth frame 0 ({tmp_path / 'depth' / '0000.png'}) has 512 values "
-        "<= 0, the first 0 at pixel (x=0, y=0); depth must be a distance > 0 (use inf for "
+        "<= 0, the first 0 at row 0, column 0; depth must be a distance > 0 (use inf for "
         "sky; hfrender fx --depth-zero-is-sky reads 0 as sky, --depth-range NEAR,FAR a pass "
         "normalised to 0..1)\n")
     assert not (tmp_path / "out").exists()
@@ -945,8 +945,7 @@ def test_a_failed_run_keeps_the_frames_it_made_apart_and_says_where(tmp_path, rn
     frames = sorted(f.name for f in kept.glob("*.png"))
     assert capsys.readouterr().err == (
         f"hfrender: error: depth frame 5 ({tmp_path / 'd' / '0005.png'}) has a value <= 0 (0) "
-        "at pixel "
-        "(x=4, y=3); depth must be a distance > 0 (use inf for sky; hfrender fx "
+        "at row 3, column 4; depth must be a distance > 0 (use inf for sky; hfrender fx "
         "--depth-zero-is-sky reads 0 as sky, --depth-range NEAR,FAR a pass normalised to "
         f"0..1); the {len(frames)} frames finished so far are "
         f"in '{kept / '%05d.png'}' "
@@ -1082,7 +1081,7 @@ def test_a_bad_value_in_a_depth_sequence_names_its_file(tmp_path, rng, capsys):
                  "--f-stop", "2", "--quiet"]) == 2
     err = capsys.readouterr().err
     assert err.startswith(f"hfrender: error: depth frame 3 ({folder / 'd.1004.png'}) has a "
-                          "value <= 0 (0) at pixel (x=9, y=7); depth must be a distance > 0"), err
+                          "value <= 0 (0) at row 7, column 9; depth must be a distance > 0"), err
 
 
 def test_a_24_fps_gif_is_read_at_about_24_fps(tmp_path, capsys):

@@ -536,7 +536,7 @@ def test_a_nan_or_infinite_disparity_is_said_as_a_disparity_not_a_distance(
     d[1, 5, 7] = bad
     with pytest.raises(hf.InputError) as e:
         hf.depth_of_field(frames, d[1], depth_kind="disparity", focus_disparity=0.5, max_blur=9)
-    assert str(e.value) == ("depth has 1 NaN or infinite disparity, the first at index (5, 7); "
+    assert str(e.value) == ("depth has a NaN or infinite disparity at row 5, column 7; "
                             "a disparity must be a finite number (near is large; 0 or below "
                             "is sky)")
     seq, _ = png_sequence(tmp_path, rng, N, H, W)
@@ -546,6 +546,6 @@ def test_a_nan_or_infinite_disparity_is_said_as_a_disparity_not_a_distance(
                  "--max-blur", "9", "--quiet"]) == 2
     err = capsys.readouterr().err  # (the .npy checked whole: before any frame is written)
     assert err == (f"hfrender: error: depth frame 1 ({tmp_path / 'd.npy'}) has a NaN or "
-                   "infinite disparity at pixel (x=7, y=5); a disparity must be a finite "
+                   "infinite disparity at row 5, column 7; a disparity must be a finite "
                    "number (near is large; 0 or below is sky)\n")
     assert not (tmp_path / "o").exists()

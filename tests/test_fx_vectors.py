@@ -198,10 +198,10 @@ def test_a_later_vectors_file_of_another_size_is_one_line(tmp_path, capsys):
 @pytest.mark.parametrize("z0, z1, message", [
     (5.0, None, "{f1}: no Z, though 0000.exr has one: give every --vectors file its Z, or "
      "none"),
-    (0.0, 0.0, "{f0}: its Z has 3072 value(s) NaN or <= 0, the first 0.0 at x=0, y=0; Z must "
-     "be a distance > 0 from the camera (inf for sky), not 1/Z"),
-    (5.0, np.nan, "{f1}: its Z has 3072 value(s) NaN or <= 0, the first nan at x=0, y=0; Z "
-     "must be a distance > 0 from the camera (inf for sky), not 1/Z"),
+    (0.0, 0.0, "{f0}: its Z has 3072 value(s) NaN or <= 0, the first 0.0 at row 0, column 0; "
+     "Z must be a distance > 0 from the camera (inf for sky), not 1/Z"),
+    (5.0, np.nan, "{f1}: its Z has 3072 value(s) NaN or <= 0, the first nan at row 0, column 0; "
+     "Z must be a distance > 0 from the camera (inf for sky), not 1/Z"),
 ], ids=["missing", "zero", "nan"])
 def test_a_bad_z_beside_the_vectors_is_one_line_naming_its_file(tmp_path, capsys, z0, z1,
                                                                   message):

@@ -230,19 +230,19 @@ def test_depth_frame_names_the_frame_and_the_pixel():
     d[5, 3] = np.nan
     with pytest.raises(InputError) as info:
         validate.depth_frame(d, 12)
-    assert str(info.value) == ("depth frame 12 has a NaN at pixel (x=3, y=5); depth must be a "
+    assert str(info.value) == ("depth frame 12 has a NaN at row 5, column 3; depth must be a "
                                "distance > 0 (use inf for sky)")
     d[6, 1] = np.nan
     d[0, 0] = -1.0  # NaN is told first: it is the likelier mistake
-    with pytest.raises(InputError, match=r"^depth frame 7 has 2 NaNs, the first at pixel "
-                       r"\(x=3, y=5\);"):
+    with pytest.raises(InputError, match=r"^depth frame 7 has 2 NaNs, the first at row 5, "
+                       r"column 3;"):
         validate.depth_frame(d, 7)
     d = np.full((8, 16, 1), np.inf, np.float32)  # sky is fine, and (H, W, 1) too
     assert validate.depth_frame(d, 0).shape == (8, 16)
     d[2, 9, 0] = 0.0
     with pytest.raises(InputError) as info:
         validate.depth_frame(d, 0)
-    assert str(info.value) == ("depth frame 0 has a value <= 0 (0) at pixel (x=9, y=2); depth "
+    assert str(info.value) == ("depth frame 0 has a value <= 0 (0) at row 2, column 9; depth "
                                "must be a distance > 0 (use inf for sky; hfrender fx "
                                "--depth-zero-is-sky reads 0 as sky, --depth-range "
                                "NEAR,FAR a pass normalised to 0..1)")
@@ -261,7 +261,7 @@ def test_fx_nan_depth_names_the_frame_and_pixel(tmp_path, capsys):
                  str(tmp_path / "d.npy"), "--focus-distance", "1", "--f-stop", "2",
                  "--quiet"]) == 2
     assert error_line(capsys) == (  # (an .npy checked whole: before any frame is written)
-        f"hfrender: error: depth frame 2 ({tmp_path / 'd.npy'}) has a NaN at pixel (x=3, y=5); "
+        f"hfrender: error: depth frame 2 ({tmp_path / 'd.npy'}) has a NaN at row 5, column 3; "
         "depth must be a distance > 0 (use inf for sky)")
     assert not (tmp_path / "o").exists()
 

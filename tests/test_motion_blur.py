@@ -251,7 +251,7 @@ def test_non_finite_float_frames_are_refused():
     frames = np.zeros((4, 2, 2, 3), np.float32)
     frames[1, 0, 1, 2] = np.inf
     with pytest.raises(ValueError, match=r"frames has 1 non-finite value\(s\) \(NaN or inf\), "
-                                         r"the first at index \(1, 0, 1, 2\)"):
+                                         r"the first of frame 1 at row 0, column 1 \(channel 2\);"):
         hf.motion_blur(frames, 2, stride=1)
 
 

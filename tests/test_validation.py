@@ -45,9 +45,11 @@ def test_motion_blur_bad_input(frames, window, kwargs, exc, message):
     (np.full((5, 4, 5), 2.0), {}, ValueError,
      r"depth has shape \(5, 4, 5\); it must match frames \(5, 4, 4, 3\) .*: \(5, 4, 4\)"),
     (np.where(np.arange(80).reshape(5, 4, 4) == 17, np.nan, 2.0), {}, ValueError,
-     r"depth contains 1 NaN value\(s\), the first at index \(1, 0, 1\); .*use inf for sky"),
+     r"^depth frame 1 has a NaN at row 0, column 1; depth must be a distance > 0 \(use inf "
+     r"for sky\)$"),
     (np.where(np.arange(80).reshape(5, 4, 4) == 3, -1.0, 2.0), {}, ValueError,
-     r"depth has 1 value\(s\) <= 0, the first -1.0 at index \(0, 0, 3\)"),
+     r"^depth frame 0 has a value <= 0 \(-1\) at row 0, column 3; depth must be a distance > "
+     r"0 \(use inf for sky\)$"),
     (D, {"f_stop": 0}, ValueError, r"f_stop=0 must be a finite number > 0"),
     (D, {"f_stop": -2.0}, ValueError, r"f_stop=-2.0 must be a finite number > 0"),
     (D, {"focus_distance": 0.05}, ValueError,
@@ -145,12 +147,39 @@ def test_from_linear_refuses_code_values_it_would_encode_twice(dtype):
         np.testing.assert_array_equal(back, codes)
 
 
+def test_a_bad_depth_names_its_frame_row_and_column_as_the_velocity_line_does():
+    """It said 'depth contains 96 NaN value(s), the first at index (0, 0, 5)', where the
+    velocity line says 'velocity of frame 1 at row 7, column 5' and fx 'depth frame 6 (d.npy)
+    has a NaN at pixel (x=4, y=3)': now the frame where there are several, then the row and
+    column, as fx says it (its count that frame's)."""
+    frames = np.zeros((4, 24, 32, 3), np.uint8)
+    depth = np.where(np.arange(32) == 5, np.nan, np.full((4, 24, 32), 2.0, np.float32))
+    with pytest.raises(hf.InputError) as e:
+        hf.depth_of_field(frames, depth, focus_distance=2, f_stop=2)
+    assert str(e.value) == ("depth frame 0 has 24 NaNs, the first at row 0, column 5; depth "
+                            "must be a distance > 0 (use inf for sky)")
+    rng = np.random.default_rng(7)
+    depth = rng.uniform(1.0, 9.0, (4, 24, 32)).astype(np.float32)
+    depth[2, 17, 9], depth[3, 1, 1] = -0.25, 0.0  # the first frame holding one is named
+    with pytest.raises(hf.InputError) as e:
+        hf.depth_of_field(frames, depth, focus_distance=2, f_stop=2)
+    assert str(e.value) == ("depth frame 2 has a value <= 0 (-0.25) at row 17, column 9; "
+                            "depth must be a distance > 0 (use inf for sky)")
+    for one in (depth[2], depth[2:3]):  # one depth for all frames, one frame: no frame said
+        with pytest.raises(hf.InputError) as e:
+            hf.depth_of_field(frames[:len(one) if one.ndim == 3 else 4], one,
+                              focus_distance=2, f_stop=2)
+        assert str(e.value) == ("depth has a value <= 0 (-0.25) at row 17, column 9; depth "
+                                "must be a distance > 0 (use inf for sky)")
+
+
 def test_from_linear_refuses_nan_and_names_where():
     rng = np.random.default_rng(31)
     lin = rng.random((3, 5, 3), dtype=np.float32)
     lin[1, 2, 0] = np.nan
     with pytest.raises(ValueError, match=r"^linear has 1 non-finite value\(s\) \(NaN or inf\), "
-                                         r"the first at index \(1, 2, 0\); float32 frames must"):
+                                         r"the first at row 1, column 2 \(channel 0\); "
+                                         r"float32 frames must"):
         hf.from_linear(lin)
     lin[1, 2, 0] = 0.5
     assert hf.from_linear(lin).dtype == np.uint8
@@ -166,7 +195,7 @@ def test_finite_frames_whose_sum_overflows_pass_and_an_inf_among_them_is_named()
     validate.finite(big, "frames")  # no error: every value is finite
     big[1, 4, 2, 1] = np.inf
     with pytest.raises(ValueError, match=r"^frames has 1 non-finite value\(s\) \(NaN or inf\), "
-                                         r"the first at index \(1, 4, 2, 1\)"):
+                                         r"the first of frame 1 at row 4, column 2 \(channel 1\);"):
         validate.finite(big, "frames")
     small = rng.random((2, 6, 7, 3), dtype=np.float32)
     small[0, 1, 2] = (np.inf, -np.inf, 0.5)  # inf - inf: the sum is NaN, not inf

@@ -25,6 +25,7 @@ from pathlib import Path
 
 import numpy as np
 
+from hfrender import validate
 from hfrender.io.images import (
     _depth_choice,
     _depth_part,
@@ -139,8 +140,8 @@ class VectorPass:
         if bad.any():
             y, x = (int(i) for i in np.argwhere(bad)[0])
             raise FootageError(f"{path}: its Z has {int(bad.sum())} value(s) NaN or <= 0, the "
-                               f"first {float(z[y, x])!r} at x={x}, y={y}; Z must be a distance "
-                               "> 0 from the camera (inf for sky), not 1/Z")
+                               f"first {float(z[y, x])!r} {validate.at(y, x)}; Z must be a "
+                               "distance > 0 from the camera (inf for sky), not 1/Z")
         return z
 
     @staticmethod
