@@ -187,6 +187,24 @@ def test_a_depth_pass_of_another_size_is_scaled_to_the_footage_when_asked(tmp_pa
     np.testing.assert_array_equal(outputs(tmp_path / "one"), outputs(tmp_path / "one_full"))
 
 
+def test_depth_resize_on_a_pass_of_the_footages_size_is_said_once(tmp_path, rng, caplog):
+    """--depth-resize linear on a depth pass already the footage's size was taken without a
+    word (a user who meant to scale a smaller pass from elsewhere learns nothing); now one
+    warning says the flag is not used (as --codec for an image sequence), and the picture is
+    the pass's, as without the flag."""
+    seq, _ = scene(tmp_path, rng)
+    full = rng.uniform(0.8, 4.0, (3, 36, 64)).astype(np.float32)
+    np.save(tmp_path / "z.npy", full)
+    args = ["fx", str(seq), "--depth", str(tmp_path / "z.npy"), *LENS]
+    assert main(args + ["-o", str(tmp_path / "plain" / "%02d.png")]) == 0
+    assert main(args + ["--depth-resize", "linear", "-o",
+                        str(tmp_path / "asked" / "%02d.png")]) == 0
+    said = [r.getMessage() for r in caplog.records if r.levelname == "WARNING"]
+    assert said == [f"--depth-resize linear is not used: depth {tmp_path / 'z.npy'} is 64x36, "
+                    "the footage's size already (nothing to scale)"]
+    np.testing.assert_array_equal(outputs(tmp_path / "asked"), outputs(tmp_path / "plain"))
+
+
 def bilinear(d, h, w):
     """``d`` (H, W) at (h, w) by pixel centres, one output pixel at a time (the reference),
     sky wherever any of it is taken."""

@@ -282,9 +282,7 @@ def depth_for(path: str, scale: Scale, zero_is_sky: bool, size: tuple[int, int],
     ``first``; what looks wrong with its units or the focus said in warnings; its range and
     the blur it makes (``-v``), with ``lens_for(first frame)``."""
     depth = _by_number(open_depth(path, scale, zero_is_sky), scale, zero_is_sky, first, count)
-    (w, h), (dw, dh) = size, depth.size
-    if (dw, dh) != (w, h):
-        depth = resized(depth, size, resize)
+    (w, h), depth = size, resized(depth, size, resize)
     if depth.count != count and not depth.static:
         raise FootageError(f"depth {path} has {n_frames(depth.count)}, the footage {count}: "
                            "one depth frame per frame is needed")

@@ -70,8 +70,14 @@ def _mix(a: np.ndarray, i0: np.ndarray, i1: np.ndarray, t: np.ndarray | None,
 
 def resized(depth: DepthPass, size: tuple[int, int], how: str | None) -> DepthPass:
     """``depth`` scaled to ``size`` (w, h) frame by frame, ``how`` (:data:`RESIZES`,
-    :func:`resample`); a pass of another shape, or no ``how``, refused in one line."""
+    :func:`resample`); a pass of another shape, or no ``how``, refused in one line; one of
+    ``size`` as it is (a ``how`` given for it warned of: was taken without a word)."""
     (w, h), (dw, dh) = size, depth.size
+    if (dw, dh) == (w, h):
+        if how is not None:
+            log.warning("--depth-resize %s is not used: depth %s is %dx%d, the footage's "
+                        "size already (nothing to scale)", how, depth.path, w, h)
+        return depth
     if (dw, dh) == (h, w):  # a phone's clip stored on its side, played turned upright
         raise FootageError(f"depth {depth.path} is {dw}x{dh}, the footage {w}x{h} as it "
                            "plays: turned a quarter (or its rows and columns swapped); give "
