@@ -756,6 +756,40 @@ def test_an_object_made_but_never_added_is_said(tmp_path, caplog, setup, said):
     assert told == ([] if said is None else [said])
 
 
+@pytest.mark.parametrize("update, said", [
+    # one more each call (a user's script): as many as update(t) ran before the look
+    ("self.g.add(hf.Cube())", "self.g.children[1] (a Cube), self.g.children[2] (a Cube)"),
+    ("if len(self.g.children) == 1:\n                self.g.add(hf.Cube())",
+     "self.g.children[1] (a Cube)"),
+    ("self.g.children[0].position = (t, 0, 0)", None),  # its one object added: drawn
+])
+def test_an_object_update_puts_in_a_group_never_added_is_said(tmp_path, caplog, update, said):
+    """update(t) giving a new object to a Group never added (whose other child was): not
+    drawn and nothing said, the check having looked before update(t) ran (a trial); now
+    said once, in the setup() check's words, once update(t) has run."""
+    scene = write_scene(tmp_path, f"""
+    class Lost(hf.Scene):
+        duration = 0.2
+
+        def setup(self):
+            self.s = hf.Sphere()
+            self.add(self.s)
+            self.g = hf.Group(self.s)
+
+        def update(self, t):
+            {update}
+    """)
+    with caplog.at_level("WARNING"):
+        assert main(["render", str(scene), "-o", str(tmp_path / "l.mp4"), "--size", "32x18",
+                     "--samples", "2", "--quiet"]) == 0
+    told = [r.getMessage() for r in caplog.records if r.getMessage().startswith("Lost:")]
+    if said is None:
+        assert told == []
+        return
+    assert len(told) == 1 and told[0].startswith(f"Lost: {said}"), told
+    assert told[0].endswith(" never added, so not drawn: self.add(self.g) in setup() draws it")
+
+
 def test_a_camera_range_upside_down_names_the_line_that_made_it(tmp_path, capsys):
     """``near = 10; far = 1`` was told without a line, as ``10.0`` where 10 was written."""
     scene = write_scene(tmp_path, """

@@ -90,7 +90,6 @@ def first_look(scene: Scene, frame: int, fps: float,
     it where it is seen)."""
     if isinstance(scene, ShaderScene):
         return
-    say_unadded(scene)
     twin = _set_up_again(scene) if again else None  # (before update(t) runs: setup()'s)
     own = [] if twin is None else _differences_of(_own_state(scene), _own_state(twin))
     duration = scene.duration if math.isfinite(scene.duration) else frame / fps
@@ -115,6 +114,8 @@ def first_look(scene: Scene, frame: int, fps: float,
             break  # render's motion hints keep quiet (was: "jumps ... 23 times the width")
     if twin is not None and not getattr(scene, "_impure", False):  # (else: said of update)
         _say_set_up_apart(scene, twin, own, frame, fps)
+    say_unadded(scene)  # (once update(t) ran: was before it, an object it gave a Group
+    #                     never added unsaid)
     say_camera_settings(scene)  # (once setup() and update(t) ran: what they gave the camera)
     say_idle_shadows(scene, frame / fps)
     if size is not None:

@@ -1,7 +1,8 @@
 """Objects a scene holds but never added (:func:`say_unadded`, one of
-:func:`~hfrender.scene.ready.first_look`'s checks): made in ``setup()`` and kept under a
-name of the scene's (``self.ball``, ``self.balls[2]``), or in a Group kept so
-(``self.row``, ``self.g.children[1]``), they are not drawn."""
+:func:`~hfrender.scene.ready.first_look`'s checks, once ``update(t)`` has run): made in
+``setup()`` (or given to a Group by ``update(t)``) and kept under a name of the scene's
+(``self.ball``, ``self.balls[2]``), or in a Group kept so (``self.row``,
+``self.g.children[1]``), they are not drawn."""
 
 from __future__ import annotations
 
