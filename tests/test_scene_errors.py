@@ -733,11 +733,8 @@ def test_an_impure_update_is_told_where_the_next_frames_time_fails(tmp_path, cap
      "added, so not drawn: self.add(self.g) in setup() draws it"),
     # added one by one into a Group never added: all drawn, nothing to say
     ("self.g = hf.Group(self.add(hf.Sphere()), self.add(hf.Cube()))", None),
-    # manim's construct(): never called (a trial; was the background alone, said so only)
-    ("pass\n\n        def construct(self):\n            self.add(hf.Sphere())",
-     "Lost: setup() added no object: the frames show the background alone "
-     "(self.add(hf.Sphere(...)) adds one); construct() is manim's, never called here: "
-     "setup() adds the objects once, update(t) sets them from t"),
+    # manim's construct() beside a setup() that adds: drawn, nothing to say
+    ("self.add(hf.Cube())\n\n        def construct(self):\n            pass", None),
 ])
 def test_an_object_made_but_never_added_is_said(tmp_path, caplog, setup, said):
     """An object kept but never added (manim adds it as it plays; hfrender draws what
@@ -788,6 +785,29 @@ def test_an_object_update_puts_in_a_group_never_added_is_said(tmp_path, caplog, 
         return
     assert len(told) == 1 and told[0].startswith(f"Lost: {said}"), told
     assert told[0].endswith(" never added, so not drawn: self.add(self.g) in setup() draws it")
+
+
+@pytest.mark.parametrize("body", [
+    "def construct(self):\n    self.add(hf.Sphere())\n    self.wait(1)",
+    "def setup(self):\n    pass\n\ndef construct(self):\n    self.add(hf.Sphere())",
+])
+def test_a_manim_scene_with_construct_alone_is_refused_in_one_line(tmp_path, capsys, body):
+    """A scene with manim's construct() and no object added in setup() (a manim user's
+    first try) was warned of once and rendered 0.2 s of background with exit 0; now
+    refused before any frame, telling what hfrender wants instead and where it is told."""
+    scene = write_scene(tmp_path, "class Manim(hf.Scene):\n    duration = 0.2\n\n    "
+                        + body.replace("\n", "\n    ") + "\n")
+    out = tmp_path / "m.mp4"
+    assert main(["render", str(scene), "-o", str(out), "--size", "32x18", "--samples", "2",
+                 "--quiet"]) == 2
+    assert capsys.readouterr().err == (
+        f"hfrender: error: {scene}: Manim has manim's construct(), which hfrender never calls, "
+        "and its setup() added no object: the frames would show the background alone. "
+        "hfrender draws what setup() adds, once (self.ball = self.add(hf.Sphere())), and "
+        "update(t) sets it from t alone (self.ball.position = (t, 0, 0)): move construct()'s "
+        "objects into setup() and its animations into update(t) (hfrender docs rendering "
+        "scenes)\n")
+    assert not out.exists()
 
 
 def test_a_camera_range_upside_down_names_the_line_that_made_it(tmp_path, capsys):

@@ -38,7 +38,7 @@ from hfrender.scene.lamps import lamps_of, say_idle_shadows
 from hfrender.scene.loader import SceneError, SceneUpdateError, call_scene, load_scene
 from hfrender.scene.meshes import READING_S
 from hfrender.scene.nodes import Placed, lineage
-from hfrender.scene.unadded import say_unadded
+from hfrender.scene.unadded import refuse_construct, say_unadded
 
 log = logging.getLogger(__name__)
 
@@ -59,6 +59,7 @@ def set_up(scene: Scene, given: float | None = None) -> None:
     before, start, reading = scene.duration, time.perf_counter(), READING_S[0]
     call_scene(scene, "setup()", scene.setup)  # (its own time, less reading model files)
     object.__setattr__(scene, "_setup_s", time.perf_counter() - start - READING_S[0] + reading)
+    refuse_construct(scene)  # (manim's construct() alone: nothing to draw)
     after = scene.duration
     if after == before or isinstance(scene, ShaderScene):
         return

@@ -11,6 +11,7 @@ from collections.abc import Iterator
 
 from hfrender.scene import Scene, checks
 from hfrender.scene.lamps import Lamp, lamps_of
+from hfrender.scene.loader import SceneError
 from hfrender.scene.nodes import Group
 from hfrender.scene.objects import Object3D
 
@@ -58,8 +59,20 @@ def say_unadded(scene: Scene) -> None:
                     "lighting nothing" if lamp else "not drawn", fix,
                     "switches it on" if lamp else "draws it")
     elif not scene.objects:
-        manim = ("; construct() is manim's, never called here: setup() adds the objects "
-                 "once, update(t) sets them from t") if callable(
-                     getattr(scene, "construct", None)) else ""
         log.warning("%s: setup() added no object: the frames show the background alone "
-                    "(self.add(hf.Sphere(...)) adds one)%s", name, manim)
+                    "(self.add(hf.Sphere(...)) adds one)", name)
+
+
+def refuse_construct(scene: Scene) -> None:
+    """A scene with manim's ``construct()`` whose ``setup()`` added no object (a manim
+    user's first try: hfrender never calls construct()) refused in one line saying what
+    hfrender wants instead (was: warned of, then the background rendered, exit 0)."""
+    if not callable(getattr(scene, "construct", None)) or scene.objects:
+        return
+    raise SceneError(f"{scene.source_path or type(scene).__name__}: {type(scene).__name__} "
+                     "has manim's construct(), which hfrender never calls, and its setup() "
+                     "added no object: the frames would show the background alone. hfrender "
+                     "draws what setup() adds, once (self.ball = self.add(hf.Sphere())), and "
+                     "update(t) sets it from t alone (self.ball.position = (t, 0, 0)): move "
+                     "construct()'s objects into setup() and its animations into update(t) "
+                     "(hfrender docs rendering scenes)")
