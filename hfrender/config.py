@@ -23,7 +23,7 @@ from hfrender.io.ffmpeg import frame_rate
 from hfrender.io.sequence_names import is_sequence
 from hfrender.optics import check_blur_cap
 from hfrender.sampler import POSITIONS
-from hfrender.shutter_curve import CURVES
+from hfrender.shutter_curve import CURVES, MAX_RENDER_SHUTTER
 
 DOF_MODES = ("auto", "lens", "depth", "off")
 INTEROP = ("auto", "on", "off")
@@ -124,7 +124,7 @@ class RenderConfig:
         _choice("reconstruct", self.reconstruct, RECONSTRUCT)
         _choice("dof_method", self.dof_method, DOF_METHODS)
         if self.msaa != "auto" and not (_is_int(self.msaa) and self.msaa in MSAA):
-            raise about(ConfigError, "msaa", self.msaa, ": choose auto or one of "
+            raise about(ConfigError, "msaa", self.msaa, " must be auto or one of "
                         f"{', '.join(map(str, MSAA))}")
         _choice("interop", self.interop, INTEROP)
         _choice("hdr", self.hdr, HDR_MODES)
@@ -162,7 +162,7 @@ class RenderConfig:
                         "sub-frame a frame, at the shutter's middle: the frame's time with the "
                         f"default {said.said('shutter_position', 'center')}); a shutter is > 0 "
                         "and <= 5760 degrees")
-        _number("shutter", self.shutter, low=0, exclusive=True, high=360 * 16)
+        _number("shutter", self.shutter, low=0, exclusive=True, high=MAX_RENDER_SHUTTER)
 
     def _check_output(self) -> None:
         """The output's settings: its name, bit depth, encoder, and where it is made
@@ -177,7 +177,7 @@ class RenderConfig:
                         "name: the sample store to write (shot.samples)")
         if self.bit_depth is not None and (not _is_int(self.bit_depth)
                                            or self.bit_depth not in BIT_DEPTHS):
-            raise about(ConfigError, "bit_depth", self.bit_depth, ": choose one of "  # (was:
+            raise about(ConfigError, "bit_depth", self.bit_depth, " must be one of "  # (was:
                         f"{', '.join(map(str, BIT_DEPTHS))}")  # left out as if PNG's alone)
         if self.codec is not None and not (isinstance(self.codec, str) and self.codec):
             raise about(ConfigError, "codec", self.codec, " must be an ffmpeg encoder's name, "
@@ -320,4 +320,4 @@ def _integer(name: str, v: object, low: int, high: int, also: str = "") -> None:
 
 def _choice(name: str, v: object, allowed: tuple) -> None:
     if v not in allowed:
-        raise about(ConfigError, name, v, f": choose one of {', '.join(map(str, allowed))}")
+        raise about(ConfigError, name, v, f" must be one of {', '.join(map(str, allowed))}")

@@ -56,7 +56,7 @@ def check_kind(kind: object, o: dict, name: Callable[[str], str]) -> None:
     ``max_blur``)."""
     said = _kind_said(name)
     if kind not in KINDS:
-        raise InputError(f"{said(kind)}: choose one of {', '.join(KINDS)}")
+        raise InputError(f"{said(kind)} must be one of {', '.join(KINDS)}")
     names = {k: name(k) for k in ("max_blur", "focus_pixel", "focus_disparity", "f_stop")}
     for key in given(o):
         if kind == "disparity" and key in NOT_WITH_DISPARITY:

@@ -25,10 +25,11 @@ class FrameRangeError(InputError):
     """A ``--frames`` range that is not one, or lies outside the render (one line)."""
 
 
-def _refused(text: str, frames: object, why: str) -> FrameRangeError:
-    """A range refused, ``--frames TEXT: WHY``, and in a file as it spells it there
-    (``frames = "5:2": ...``: :func:`hfrender.errors.about`; was ``--frames 5:2`` there)."""
-    return about(FrameRangeError, "frames", frames, f": {why}", head=f"--frames {text}")
+def _refused(text: str, frames: object, rest: str) -> FrameRangeError:
+    """A range refused, ``--frames TEXT`` then ``rest`` (`` must be ...``, ``: ...``), and
+    in a file as it spells it there (``frames = "5:2": ...``: :func:`hfrender.errors.about`;
+    was ``--frames 5:2`` there)."""
+    return about(FrameRangeError, "frames", frames, rest, head=f"--frames {text}")
 
 
 def _text(frames: object) -> str:
@@ -41,7 +42,7 @@ def parse_frames(text: object) -> FrameRange:
     """``"10:20"`` -> (10, 20); ``"10:"`` -> (10, None); ``":20"`` -> (None, 20)."""
     m = re.fullmatch(r"\s*(\d*)\s*:\s*(\d*)\s*", str(text)) if isinstance(text, str) else None
     if m is None:
-        raise _refused(f"{text!r}", text, FORM)
+        raise _refused(f"{text!r}", text, " " + FORM)
     frames = tuple(int(g) if g else None for g in m.groups())
     check_frames(frames)
     return frames  # type: ignore[return-value]
@@ -53,10 +54,10 @@ def check_frames(frames: object) -> None:
         v is None or (isinstance(v, numbers.Integral) and not isinstance(v, bool) and v >= 0)
         for v in frames)
     if not ok:
-        raise _refused(f"{_text(frames)!r}", frames, FORM)
+        raise _refused(f"{_text(frames)!r}", frames, " " + FORM)
     start, end = frames  # type: ignore[misc]
     if start is not None and end is not None and start >= end:
-        raise _refused(_text(frames), frames, f"START must be before END (END is exclusive: "
+        raise _refused(_text(frames), frames, f": START must be before END (END is exclusive: "
                                               f"{start}:{start + 1} is frame {start} alone)")
 
 

@@ -112,7 +112,7 @@ def test_a_class_of_no_file_or_not_at_its_top_is_refused_in_one_line():
 @pytest.mark.parametrize("flags, options, said", [
     (["--samples", "0"], {"samples": 0}, " must be an integer from 1 to 4096 or 'auto'"),
     (["--size", "64x0"], {"size": (64, 0)}, " must be WIDTHxHEIGHT with 1..16384 pixels each"),
-    (["--workers", "x"], {"workers": "x"}, ": must be 'auto' or an integer"),
+    (["--workers", "x"], {"workers": "x"}, " must be 'auto' or an integer"),
     (["--shutter", "9999"], {"shutter": 9999}, " must be a finite number > 0 and <= 5760"),
 ])
 def test_a_bad_value_is_the_commands_line_naming_the_keyword(tmp_path, capsys, flags, options,

@@ -347,7 +347,7 @@ def test_a_fx_job_takes_a_focus_pixel_and_zero_depth_as_sky(folder):
         (folder / "jobs.toml").write_text(text.replace(
             "depth-zero-is-sky = true", f'depth-zero-is-sky = true\ndepth-resize = "{how}"'))
         if how == "cubic":
-            with pytest.raises(hf.InputError, match=r"depth-resize 'cubic': choose one of "
+            with pytest.raises(hf.InputError, match=r"depth-resize 'cubic' must be one of "
                                                     r"nearest, linear$"):
                 next(j for j in load_jobs(folder / "jobs.toml", {}) if j.kind == "fx"
                      ).fx_settings()

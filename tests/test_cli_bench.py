@@ -81,11 +81,11 @@ def test_bench_takes_a_short_scenes_frames_all(capsys, tmp_path):
 
 
 def test_bench_rejects_bad_lists(capsys):
-    for given, said in ((["--outputs", "1,x"], "--outputs 1,x: must be a comma-separated "
+    for given, said in ((["--outputs", "1,x"], "--outputs 1,x must be a comma-separated "
                          "list of integers >= 1"),
-                        (["--outputs", "1,,2"], "--outputs 1,,2: must be a comma-separated "
+                        (["--outputs", "1,,2"], "--outputs 1,,2 must be a comma-separated "
                          "list of integers >= 1"),  # (was: taken as 1,2)
-                        (["--grid-workers", "1,99"], "--grid-workers 1,99: must be a "
+                        (["--grid-workers", "1,99"], "--grid-workers 1,99 must be a "
                          "comma-separated list of integers >= 1 and <= 64")):
         assert main(["bench", BAR, *given]) == 2
         out, err = capsys.readouterr()
@@ -99,9 +99,9 @@ def test_bench_rejects_bad_lists(capsys):
     (["--workers", "2"], "--workers 2: bench tries its own: give --grid-workers"),
     # was: the grid's header printed, then "-o bench.mp4 is a video" (bench has no -o)
     (["--bit-depth", "16"], "--bit-depth 16: bench discards its frames, no file is written"),
-    (["--repeats", "0"], "--repeats 0: must be an integer >= 1"),  # was: an internal error
-    (["--repeats", "-2"], "--repeats -2: must be an integer >= 1"),
-    (["--frames", "0"], "--frames 0: must be an integer >= 1"),
+    (["--repeats", "0"], "--repeats 0 must be an integer >= 1"),  # was: an internal error
+    (["--repeats", "-2"], "--repeats -2 must be an integer >= 1"),
+    (["--frames", "0"], "--frames 0 must be an integer >= 1"),
 ])
 
 

@@ -210,7 +210,7 @@ SEVERAL = "import hfrender as hf\nclass A(hf.Scene):\n    pass\nclass B(hf.Scene
     (["render", BAR, "-o", "{tmp}"], r"-o .+ is a folder; for frames in it, give a pattern: "
                                      r".+/%05d\.png$"),
     (["render", BAR, "--dof", "lens"], r"--dof lens: bar.frag is a shader scene without a camera"),
-    (["render", BAR, "--granularity", "many"], r"--granularity many: must be 'auto' or an integer"),
+    (["render", BAR, "--granularity", "many"], r"--granularity many must be 'auto' or an integer"),
     (["still", BAR, "-o", "{tmp}/s.png", "--bit-depth", "32"], r"--bit-depth 32: PNG frames "
      r"are 8 or 16 bits$"),
     (["render", BAR, "-o", "{tmp}/x.ts", "--resume"], r"--resume: .*x\.ts cannot be resumed "
@@ -687,8 +687,8 @@ def test_a_shutter_given_in_frames_is_said(tmp_path, caplog, shutter, said):
     # depth no output takes was left out without a word (as a PNG's 12 is)
     ("output = 5", r"\[render\] output = 5 must be a file name: a video \(out.mp4\) or an "
                    r"image sequence \(frames/%05d.png\)$"),
-    ("bit-depth = 12", r"\[render\] bit-depth = 12: choose one of 8, 16, 32$"),
-    ('bit_depth = "16"', r'\[render\] bit_depth = "16": choose one of 8, 16, 32$'),
+    ("bit-depth = 12", r"\[render\] bit-depth = 12 must be one of 8, 16, 32$"),
+    ('bit_depth = "16"', r'\[render\] bit_depth = "16" must be one of 8, 16, 32$'),
     # named as hfrender.toml's (were "--codec 5: this ffmpeg has no such encoder", "gl=3
     # is not an OpenGL context", as if given on the command line)
     ("codec = 5", r"hfrender.toml: \[render\] codec = 5 must be an ffmpeg encoder's name"),
@@ -698,7 +698,7 @@ def test_a_shutter_given_in_frames_is_said(tmp_path, caplog, shutter, said):
                           r"from 1 to 64$"),
     ('samples-range = "16:4"', r'hfrender.toml: \[render\] samples-range = "16:4" must be '
                                r"MIN:MAX with 1 <= MIN <= MAX <= 4096$"),
-    ("hdr = true", r"hfrender.toml: \[render\] hdr = true: choose one of auto, on, off$"),
+    ("hdr = true", r"hfrender.toml: \[render\] hdr = true must be one of auto, on, off$"),
     ("fps = 0", r"hfrender.toml: \[render\] fps = 0 must be a finite number >= 0.001 and "
                 r"<= 1000$"),
     ("gl = 3", r"hfrender.toml: \[render\] gl = 3 is not an OpenGL context; choose one of "
@@ -707,13 +707,13 @@ def test_a_shutter_given_in_frames_is_said(tmp_path, caplog, shutter, said):
                         r"one of auto, cpu, cuda$"),
     # the encoder's settings and the frames as the file spells them too (were "--crf 99",
     # '--frames 5:2', "-o o2.mp4/", flags the user never gave)
-    ("crf = 99", r"hfrender.toml: \[render\] crf = 99: must be an integer from 0 to 63 "),
-    ('bitrate = "fast"', r'hfrender.toml: \[render\] bitrate = "fast": must be a rate in '
+    ("crf = 99", r"hfrender.toml: \[render\] crf = 99 must be an integer from 0 to 63 "),
+    ('bitrate = "fast"', r'hfrender.toml: \[render\] bitrate = "fast" must be a rate in '
                          r"bits per second"),
-    ('pix-fmt = "yuv 444"', r'hfrender.toml: \[render\] pix-fmt = "yuv 444": must be a name '),
+    ('pix-fmt = "yuv 444"', r'hfrender.toml: \[render\] pix-fmt = "yuv 444" must be a name '),
     ('frames = "5:2"', r'hfrender.toml: \[render\] frames = "5:2": START must be before END '
                        r"\(END is exclusive: 5:6 is frame 5 alone\)$"),
-    ('frames = "a"', r'hfrender.toml: \[render\] frames = "a": must be START:END'),
+    ('frames = "a"', r'hfrender.toml: \[render\] frames = "a" must be START:END'),
     # (checked when the file is read: -o, given here, would have taken its place)
     ('output = "o2.mp4/"', r'hfrender.toml: \[render\] output = "o2.mp4/": a folder\'s name '
                            r'\(it ends in /\); name the file \(output = "o2.mp4"\)$'),

@@ -13,6 +13,7 @@ DATA = Path(__file__).parent / "data"
 BAR = str(DATA / "bar.frag")  # a shader scene: 4 s, the default duration
 CRF = ("must be an integer from 0 to 63 (lower is better quality; 0-51 for libx264 and "
        "libx265)")
+BITS = "must be one of 8, 16, 32"
 OFFSET = ("must be a finite number of seconds (where in the sound the video starts; < 0: "
           "silence first)")
 JOBS = f"""[[job]]
@@ -40,8 +41,13 @@ def refused(capsys, *argv):
 @pytest.mark.parametrize("flags, said", [
     (["--shutter", "x"], "--shutter x must be a finite number > 0 and <= 5760"),
     (["--duration", "x"], "--duration x must be a finite number > 0"),
-    (["--crf", "x"], f"--crf x: {CRF}"),
-    (["--crf", "2.5"], f"--crf 2.5: {CRF}"),
+    (["--crf", "x"], f"--crf x {CRF}"),
+    (["--crf", "2.5"], f"--crf 2.5 {CRF}"),
+    (["--granularity", "x"], "--granularity x must be 'auto' or an integer"),
+    (["--workers", "x"], "--workers x must be 'auto' or an integer"),
+    (["--bit-depth", "ten"], f"--bit-depth ten {BITS}"),  # (was argparse's "invalid choice")
+    (["--bit-depth", "12"], f"--bit-depth 12 {BITS}"),
+    (["--msaa", "3"], "--msaa 3 must be auto or one of 1, 2, 4, 8, 16"),
     (["--seed", "x"], "--seed x must be an integer from 0 to 9223372036854775807"),
     (["--max-coc-px", "x"], "--max-coc-px x must be a finite number > 0"),
     (["--audio-offset", "x"], f"--audio-offset x {OFFSET}"),
@@ -71,8 +77,8 @@ def test_still_numeric_flag_given_a_word(tmp_path, capsys, flags, said):
 
 
 @pytest.mark.parametrize("flags, said", [
-    (["--frames", "x"], "--frames x: must be an integer >= 1"),
-    (["--repeats", "1.5"], "--repeats 1.5: must be an integer >= 1"),
+    (["--frames", "x"], "--frames x must be an integer >= 1"),
+    (["--repeats", "1.5"], "--repeats 1.5 must be an integer >= 1"),
     (["--shutter", "x"], "--shutter x must be a finite number > 0 and <= 5760"),
 ])
 def test_bench_numeric_flag_given_a_word(capsys, flags, said):
@@ -82,20 +88,34 @@ def test_bench_numeric_flag_given_a_word(capsys, flags, said):
 def test_fx_encoder_flag_given_a_word(tmp_path, capsys):
     out = tmp_path / "o.mp4"
     assert refused(capsys, "fx", str(DATA / "missing.mp4"), "-o", str(out), "--motion-blur",
-                   "2", "--crf", "x") == f"--crf x: {CRF}"
+                   "2", "--crf", "x") == f"--crf x {CRF}"
+
+
+@pytest.mark.parametrize("flags, said", [
+    (["--stride", "x"], "--stride x must be a whole number of frames >= 1"),
+    (["--workers", "0"], "--workers 0 must be an integer from 1 to 64"),
+    (["--stride", "0"], "--stride 0 must be a whole number of frames >= 1"),
+])
+def test_fx_numeric_flag_given_a_word(tmp_path, capsys, flags, said):
+    """fx's own numeric flags in the one form (were "--stride x: must be ...")."""
+    clip = tmp_path / "in.mp4"
+    clip.write_bytes(b"")
+    assert refused(capsys, "fx", str(clip), "-o", str(tmp_path / "o.mp4"), "--motion-blur",
+                   "2", *flags) == said
 
 
 @pytest.mark.parametrize("flags, said", [
     (["--shutter", "x"], "on the command line, for job 'shot': --shutter x must be a finite "
      "number > 0 and <= 5760"),
-    (["--crf", "x"], f"on the command line, for job 'shot': --crf x: {CRF}"),
+    (["--crf", "x"], f"on the command line, for job 'shot': --crf x {CRF}"),
+    (["--bit-depth", "ten"], f"on the command line, for job 'shot': --bit-depth ten {BITS}"),
     (["--samples", "x"], "on the command line, for job 'shot': --samples x must be an integer "
      "from 1 to 4096 or 'auto'"),
-    (["--motion-blur", "2.5"], "on the command line, for job 'blur': --motion-blur 2.5: the "
-     "window must be a whole number of frames >= 1"),
+    (["--motion-blur", "2.5"], "on the command line, for job 'blur': --motion-blur 2.5 must "
+     "be a whole number of frames >= 1 (the window)"),
     # a lens option no job uses (no depth pass): no job's check to say it, said all the same
-    (["--f-stop", "x"], "--f-stop x: must be a number"),
-    (["--aperture-blades", "5.5"], "--aperture-blades 5.5: must be a whole number"),
+    (["--f-stop", "x"], "--f-stop x must be a number"),
+    (["--aperture-blades", "5.5"], "--aperture-blades 5.5 must be a whole number"),
 ])
 def test_batch_numeric_override_given_a_word(tmp_path, capsys, monkeypatch, flags, said):
     monkeypatch.chdir(tmp_path)
@@ -105,8 +125,6 @@ def test_batch_numeric_override_given_a_word(tmp_path, capsys, monkeypatch, flag
 
 
 @pytest.mark.parametrize("argv, said", [
-    (["render", BAR, "--bit-depth", "x"], "argument --bit-depth: invalid choice: 'x' (choose "
-     "from 8, 16, 32) (see hfrender render --help)"),
     (["fx", "in.mp4", "-o", "o.mp4", "--weights", "flat"], "argument --weights: invalid "
      "choice: 'flat' (choose from 'box', 'triangle', 'gaussian') (see hfrender fx --help)"),
     (["still", BAR, "--samlpes", "4"], "unrecognized arguments: --samlpes 4; did you mean "
@@ -128,12 +146,19 @@ def test_argparse_refusals_start_as_hfrenders_own(capsys, argv, said):
 
 
 @pytest.mark.parametrize("flags, said", [
-    (["--shutter", "x"], "--shutter x: an angle in degrees > 0, at most the 180 the store "
-     "holds"),
-    (["--focus-distance", "x", "--f-stop", "2"], "--focus-distance x: a distance > 0 in "
-     "metres, or inf"),
-    (["--f-stop", "x", "--focus-distance", "2"], "--f-stop x: a finite number > 0"),
-    (["--crf", "x"], f"--crf x: {CRF}"),
+    # render's line for the same flag and value (was "--shutter x: an angle in degrees > 0,
+    # at most the 180 the store holds")
+    (["--shutter", "x"], "--shutter x must be a finite number > 0 and <= 5760"),
+    (["--shutter", "0"], "--shutter 0 must be a finite number > 0 and <= 5760"),
+    (["--shutter", "-5"], "--shutter -5 must be a finite number > 0 and <= 5760"),
+    (["--shutter", "270"], "--shutter 270: the store holds sub-frames over 180 degrees only; "
+     "expose at most that (render with a wider shutter to choose wider ones later)"),
+    (["--focus-distance", "x", "--f-stop", "2"], "--focus-distance x must be a distance > 0 "
+     "in metres, or inf"),
+    (["--f-stop", "x", "--focus-distance", "2"], "--f-stop x must be a finite number > 0"),
+    (["--crf", "x"], f"--crf x {CRF}"),
+    (["--bit-depth", "ten"], f"--bit-depth ten {BITS}"),
+    (["--workers", "x"], "--workers x must be 'auto' or an integer"),
 ])
 def test_reexpose_numeric_flag_given_a_word(tmp_path, capsys, flags, said):
     from store_helpers import write_store

@@ -117,7 +117,7 @@ def test_cli_bad_input_is_one_line_and_exit_2(tmp_path, capsys):
     code = main(["fx", str(tmp_path / "in.mp4"), "-o", str(tmp_path / "out.mp4"),
                  "--motion-blur", "0"])
     assert (code, _stderr_lines(capsys)) == (
-        2, ["hfrender: error: --motion-blur 0: the window must be a whole number of frames >= 1"])
+        2, ["hfrender: error: --motion-blur 0 must be a whole number of frames >= 1 (the window)"])
 
 
 def test_cli_unreadable_input_is_one_line_and_exit_2(tmp_path, capsys):

@@ -111,10 +111,10 @@ def test_still_f_is_frame_n_of_the_render(tmp_path, capsys):
     ("20:10", "--frames 20:10: START must be before END (END is exclusive: 20:21 is frame 20 "
               "alone)"),
     ("5:5", "--frames 5:5: START must be before END"),
-    ("a:b", "--frames a:b: must be START:END, output frame numbers with END exclusive, "
+    ("a:b", "--frames a:b must be START:END, output frame numbers with END exclusive, "
             "either side may be empty (e.g. 10:20, 10: or :20)"),
-    ("-3:4", "--frames -3:4: must be START:END"),  # as typed (were quoted: '7')
-    ("7", "--frames 7: must be START:END"),
+    ("-3:4", "--frames -3:4 must be START:END"),  # as typed (were quoted: '7')
+    ("7", "--frames 7 must be START:END"),
     ("10:40", "--frames 10:40: the render has frames 0 to 14 (0.5 s at 30 fps); START can be 0 "
               "to 14 and END at most 15 (lower them, or raise --duration)"),
     ("15:", "--frames 15:: the render has frames 0 to 14"),
@@ -177,7 +177,7 @@ def test_hfrender_toml_frames(tmp_path, monkeypatch, capsys):
     monkeypatch.chdir(tmp_path)
     (tmp_path / "hfrender.toml").write_text('[render]\nframes = "2:x"\n')
     assert main(["render", BAR, "-o", "o.mp4"]) == 2
-    assert '[render] frames = "2:x": must be START:END' in capsys.readouterr().err
+    assert '[render] frames = "2:x" must be START:END' in capsys.readouterr().err
 
 
 def test_resume_continues_the_same_range_only(tmp_path, monkeypatch, capsys):

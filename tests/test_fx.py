@@ -412,11 +412,11 @@ def test_a_focus_outside_all_of_the_depth_is_warned_of(tmp_path, rng, caplog, fo
 
 @pytest.mark.parametrize("args, message", [
     (["{missing}", "--motion-blur", "4"], r"input not found: .*nope.mkv"),
-    (["{clip}", "--motion-blur", "0"], r"--motion-blur 0: the window must be a whole "
+    (["{clip}", "--motion-blur", "0"], r"--motion-blur 0 must be a whole "
                                        r"number of frames >= 1"),
     (["{clip}", "--motion-blur", "99"], r"--motion-blur 99 is longer than the input \(40 "
                                         r"frames\)"),
-    (["{clip}", "--motion-blur", "4", "--stride", "0"], r"--stride 0: must be a whole "
+    (["{clip}", "--motion-blur", "4", "--stride", "0"], r"--stride 0 must be a whole "
                                                         r"number of frames >= 1"),
     (["{clip}"], r"nothing to do: give --motion-blur N \(or --vectors VECTORS\) and/or "
                  r"--depth DEPTH"),
@@ -434,7 +434,7 @@ def test_a_focus_outside_all_of_the_depth_is_warned_of(tmp_path, rng, caplog, fo
     (["{clip}", "--depth", "{short}", "--focus-distance", "2", "--f-stop", "0"],
      r"--f-stop 0 must be a finite number > 0"),
     (["{clip}", "--depth", "{short}", "--focus-distance", "2", "--f-stop", "2",
-      "--depth-scale", "inf"], r"--depth-scale inf: must be a finite number > 0"),
+      "--depth-scale", "inf"], r"--depth-scale inf must be a finite number > 0"),
     (["{notvideo}", "--motion-blur", "2"], r"cannot read .*notvideo.mkv as video: "),
     (["{scene}", "--motion-blur", "2"], r"cannot read .*bar.frag as video \(a scene: "
      r"hfrender render\): "),
@@ -894,7 +894,7 @@ def test_dof_method_reaches_fx_and_render(tmp_path, rng, capsys):
     assert "--dof-method applies only with --depth" in capsys.readouterr().err
     from hfrender.config import RenderConfig
 
-    with pytest.raises(hf.InputError, match="dof_method='slow': choose one of fast, exact"):
+    with pytest.raises(hf.InputError, match="dof_method='slow' must be one of fast, exact"):
         RenderConfig(dof_method="slow")
 
 

@@ -244,7 +244,7 @@ def test_a_jobs_file_takes_depth_kind_focus_disparity_and_max_blur(tmp_path, rng
         assert np.array_equal(iio.imread(tmp_path / "b" / f"{i:03d}.png"),
                               iio.imread(tmp_path / "c" / f"{i:03d}.png"))
     for edit, said, message in (
-            ('"disparity"', '"metres"', "depth-kind metres: choose one of distance, disparity"),
+            ('"disparity"', '"metres"', "depth-kind metres must be one of distance, disparity"),
             ("max-blur = 9", "max-blur = 1", "max-blur = 1 blurs nothing: under 2 px across a "
              "circle of confusion leaves every pixel as it is (a pixel's disk is whole "
              "pixels); give at least 2, or no depth of field"),

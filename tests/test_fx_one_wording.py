@@ -167,11 +167,11 @@ def test_a_focus_pixel_outside_the_frames_is_said_alike_everywhere(shot, capsys,
 
 
 @pytest.mark.parametrize("flags, said", [
-    (["--motion-blur", "x"], "--motion-blur x: the window must be a whole number of frames "
-     ">= 1"),
-    (["--motion-blur", "2.5"], "--motion-blur 2.5: the window must be a whole number of "
-     "frames >= 1"),
-    (["--motion-blur", "2", "--stride", "x"], "--stride x: must be a whole number of frames "
+    (["--motion-blur", "x"], "--motion-blur x must be a whole number of frames "
+     ">= 1 (the window)"),
+    (["--motion-blur", "2.5"], "--motion-blur 2.5 must be a whole number of "
+     "frames >= 1 (the window)"),
+    (["--motion-blur", "2", "--stride", "x"], "--stride x must be a whole number of frames "
      ">= 1"),
     (["--vectors", "v/%04d.exr", "--shutter", "wide"], f"--shutter wide{SHUTTER_RANGE}"),
     (["--vectors", "v/%04d.exr", "--max-length", "far"], f"--max-length far{MAX_LENGTH}"),
@@ -181,7 +181,7 @@ def test_a_focus_pixel_outside_the_frames_is_said_alike_everywhere(shot, capsys,
      "must be a distance in metres greater than the focal length (0.05 m, a 50 mm lens), or "
      "inf"),
     (["--depth", "d.npy", "--f-stop", "2", "--focus-distance", "1", "--depth-scale", "mm"],
-     "--depth-scale mm: must be a finite number > 0"),
+     "--depth-scale mm must be a finite number > 0"),
     (["--depth", "d.npy", "--f-stop", "2", "--focus-distance", "1", "--aperture-blades",
       "5.5"], "--aperture-blades 5.5 must be a whole number, 0 (round) or between 3 and 64"),
     (["--depth", "d.npy", "--f-stop", "2", "--focus-distance", "1", "--max-coc-px", "x"],

@@ -256,7 +256,7 @@ def test_expose_dtype_is_checked_first(tmp_path, bad):
 
 
 def test_bad_hdr_values_get_one_line(tmp_path):
-    with pytest.raises(ConfigError, match=r"hdr='yes': choose one of auto, on, off"):
+    with pytest.raises(ConfigError, match=r"hdr='yes' must be one of auto, on, off"):
         RenderConfig(output="x.mp4", hdr="yes")
     bad = subprocess.run([sys.executable, "-m", "hfrender", "render", "x.py", "--hdr", "1"],
                          capture_output=True, text=True)

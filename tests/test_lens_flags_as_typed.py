@@ -24,8 +24,8 @@ NEAR = (" must be a distance in metres greater than the focal length (0.05 m, a 
     (["--sensor-width-mm", "-1"], "--sensor-width-mm -1" + NOTHING),  # (was: -1.0)
     (["--max-coc-px", "0"], "--max-coc-px 0" + BLURS_NOTHING),
     (["--max-coc-px=1e0"], "--max-coc-px 1e0" + BLURS_NOTHING),  # (was: 1.0)
-    (["--depth-scale", "0"], "--depth-scale 0: must be a finite number > 0"),
-    (["--depth-scale=-1e0"], "--depth-scale -1e0: must be a finite number > 0"),
+    (["--depth-scale", "0"], "--depth-scale 0 must be a finite number > 0"),
+    (["--depth-scale=-1e0"], "--depth-scale -1e0 must be a finite number > 0"),
     (["--aperture-blades", "2"], "--aperture-blades 2 must be 0 (round) or between 3 and 64"),
     (["--aperture-blades=2"], "--aperture-blades 2 must be 0 (round) or between 3 and 64"),
     (["--focus-distance", "1e-2"], "--focus-distance 1e-2" + NEAR),  # (was: 0.01, and
@@ -43,13 +43,13 @@ def test_fx_names_a_bad_lens_value_as_typed(tmp_path, capsys, words, said):
 
 
 @pytest.mark.parametrize("words, said", [
-    (["--f-stop", "0"], "--f-stop 0: a finite number > 0"),  # (was: --f-stop 0.0)
-    (["--f-stop=-1e0"], "--f-stop -1e0: a finite number > 0"),
-    (["--focus-distance", "0"], "--focus-distance 0: a distance > 0 in metres, or inf"),
+    (["--f-stop", "0"], "--f-stop 0 must be a finite number > 0"),  # (was: --f-stop 0.0)
+    (["--f-stop=-1e0"], "--f-stop -1e0 must be a finite number > 0"),
+    (["--focus-distance", "0"], "--focus-distance 0 must be a distance > 0 in metres, or inf"),
     (["--focus-distance", "1e-2"], "--focus-distance 1e-2" + NEAR),  # (was: 0.01, a check
     # of its own beside the lens's)
-    (["--shutter", "0"], "--shutter 0: an angle in degrees > 0, at most the 180 the store "
-                         "holds"),  # (was: --shutter 0.0)
+    (["--shutter", "0"], "--shutter 0 must be a finite number > 0 and <= 5760"),  # (was:
+    # --shutter 0.0; then "--shutter 0: an angle in degrees > 0, at most the 180 ...")
     (["--shutter=1e3"], "--shutter 1e3: the store holds sub-frames over 180 degrees only; "
                         "expose at most that (render with a wider shutter to choose wider ones "
                         "later)"),
@@ -68,7 +68,7 @@ def test_the_library_keeps_its_keywords(tmp_path):
                                             r"metres greater than the focal length \(0\.05 m, "
                                             r"a 50 mm lens\), or inf$"):
         kept.expose(focus_distance=0.05, f_stop=2)
-    with pytest.raises(hf.InputError, match=r"^f_stop=0: a finite number > 0$"):
+    with pytest.raises(hf.InputError, match=r"^f_stop=0 must be a finite number > 0$"):
         kept.expose(focus_distance=2, f_stop=0)
     with pytest.raises(hf.InputError, match=r"^aperture_blades=2 must be 0 \(round\)"):
         hf.Lens(2.0, 2.0, aperture_blades=2)

@@ -129,7 +129,7 @@ def test_silhouette_pixels_take_depth_and_velocity_of_the_nearer_surface(gl_cont
 
 @pytest.mark.parametrize("bad", [3, True, 4.0, "4", "Auto", None])
 def test_msaa_choices_are_told_in_one_line(bad):
-    with pytest.raises(ConfigError, match=rf"^msaa={re.escape(repr(bad))}: choose auto or "
+    with pytest.raises(ConfigError, match=rf"^msaa={re.escape(repr(bad))} must be auto or "
                                           r"one of 1, 2, 4, 8, 16$"):
         RenderConfig(msaa=bad)
 

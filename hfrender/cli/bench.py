@@ -45,7 +45,7 @@ def cmd_bench(args: argparse.Namespace) -> int:
     for name in ("frames", "repeats"):
         value = getattr(args, name)  # (a word: the text, cli.options.number)
         if not isinstance(value, int) or value < 1:
-            raise ConfigError(f"--{name} {getattr(args, name)}: must be an integer >= 1")
+            raise ConfigError(f"--{name} {getattr(args, name)} must be an integer >= 1")
     outputs = _int_list("outputs", args.outputs)
     _check_outputs(outputs, config)
     # (was: checked after the header, as "workers=99 ... or 'auto'")
@@ -149,6 +149,6 @@ def _int_list(name: str, text: str, top: int | None = None) -> list[int]:
         values = []
     if not values or min(values) < 1 or (top is not None and max(values) > top):
         most = f" and <= {top}" if top is not None else ""
-        raise ConfigError(f"--{name} {text}: must be a comma-separated list of integers "
+        raise ConfigError(f"--{name} {text} must be a comma-separated list of integers "
                           f">= 1{most}")
     return values

@@ -17,7 +17,6 @@ from hfrender.config import (
     FUSION_PROCESS,
     HDR_MODES,
     INTEROP,
-    MSAA_CHOICES,
     PRESETS,
     RECONSTRUCT,
     SCHEDULES,
@@ -159,7 +158,7 @@ def effect_options(r: argparse.ArgumentParser) -> None:
                    help="where the open shutter sits around each frame's time (center)")
     m.add_argument("--shutter-curve", choices=CURVES, default=None, help="(box)")
     m.add_argument("--jitter", action="store_true", help="jitter sub-frame times (seeded)")
-    m.add_argument("--msaa", default=None, choices=MSAA_CHOICES, metavar="auto|N",
+    m.add_argument("--msaa", default=None, metavar="auto|N",  # (a bad one: the setting's line)
                    help="coverage samples per pixel in each sub-frame (1, 2, 4, 8, 16), "
                         "averaged in linear light: smooth edges, moving ones at their "
                         "sub-pixel place; 1: off; auto (default): 4 on a GPU, 1 on a "
@@ -180,7 +179,7 @@ def effect_options(r: argparse.ArgumentParser) -> None:
     m.add_argument("--transparent", action="store_true",
                    help="no background: RGBA with straight alpha, blended like light by "
                         "motion blur and depth of field (PNG, .mov ProRes 4444, .webm VP9)")
-    m.add_argument("--bit-depth", type=number(int), default=None, choices=(8, 16, 32),
+    m.add_argument("--bit-depth", type=number(int), default=None, metavar="8|16|32",
                    help="image sequences and stills for compositing: PNG 8 (default) or 16 "
                         "bits; EXR (-o frames/%%04d.exr: linear light, premultiplied alpha) "
                         "16 (half, default) or 32 (float)")

@@ -61,7 +61,7 @@ def add_parser(sub: argparse._SubParsersAction, encoder_options: Any) -> None:
     rx.add_argument("--workers", default="auto", metavar="auto|N",
                     help="fusion workers: child processes (--fusion-process), else threads "
                          "(auto: 2; nothing is drawn, they have the cores)")
-    rx.add_argument("--bit-depth", type=number(int), default=None, choices=(8, 16, 32),
+    rx.add_argument("--bit-depth", type=number(int), default=None, metavar="8|16|32",
                     help="image sequences: PNG 8 (default) or 16 bits; EXR 16 (half, "
                          "default) or 32 (float)")
     rx.add_argument("--fusion-process", choices=FUSION_PROCESS, default="auto",

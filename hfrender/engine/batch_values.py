@@ -115,7 +115,7 @@ def numbers_checked(overrides: dict) -> None:
         kinds = want if isinstance(want, tuple) else (want,)
         if isinstance(value, str) and value not in kinds and str not in kinds:
             number = "a whole number" if int in kinds else "a number"
-            raise ConfigError(f"{as_typed('--' + key.replace('_', '-'), value)}: must be "
+            raise ConfigError(f"{as_typed('--' + key.replace('_', '-'), value)} must be "
                               f"{number}")
 
 

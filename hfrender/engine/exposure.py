@@ -17,13 +17,13 @@ from numbers import Real
 
 import numpy as np
 
-from hfrender.errors import InputError, InputTypeError, about
+from hfrender.errors import InputError, about
 from hfrender.hyperframe.windows import WindowWeights
 from hfrender.io import store as io_store
 from hfrender.optics import MIN_BLUR_PX, Lens
 from hfrender.sampler import POSITIONS, SampleSchedule
 from hfrender.scene.camera import PINHOLE_F_STOP
-from hfrender.shutter_curve import CURVES, curve_values
+from hfrender.shutter_curve import CURVES, curve_values, render_shutter
 
 log = logging.getLogger(__name__)
 
@@ -112,27 +112,24 @@ def check_exposure(s: dict, e: Exposure) -> None:
 
 
 def _check_exposure(s: dict, e: Exposure) -> None:
-    number = isinstance(e.shutter, Real) and not isinstance(e.shutter, bool)
-    if e.shutter is not None and not (number and math.isfinite(e.shutter) and e.shutter > 0):
-        raise about(InputError if number else InputTypeError, "shutter", e.shutter,
-                    f": an angle in degrees > 0, at most the {s['shutter']:g} the store holds",
-                    head=f"--shutter {e.shutter!r}")
+    if e.shutter is not None:  # a render's line first (was "--shutter x: an angle in
+        render_shutter(e.shutter, head=f"--shutter {e.shutter!r}")  # degrees > 0, ..."
     for key, value, inf in (("focus_distance", e.focus_distance, True),
                             ("f_stop", e.f_stop, False)):  # focused at infinity: inf
         if value is not None and not (isinstance(value, Real) and not isinstance(value, bool)
                                       and (math.isfinite(value) or inf) and value > 0):
-            raise about(InputError, key, value, ": " + ("a distance > 0 in metres, or inf"
-                        if inf else "a finite number > 0"),
+            raise about(InputError, key, value, " must be " + (
+                        "a distance > 0 in metres, or inf" if inf else "a finite number > 0"),
                         head=f"--{key.replace('_', '-')} {value!r}")
     if e.shutter is not None and e.shutter > s["shutter"] + 1e-9:
         raise about(InputError, "shutter", e.shutter, f": the store holds sub-frames over "
                     f"{s['shutter']:g} degrees only; expose at most that (render with a wider "
                     "shutter to choose wider ones later)", head=f"--shutter {e.shutter:.10g}")
     if e.position is not None and e.position not in POSITIONS:
-        raise InputError(f"--shutter-position {e.position!r}: choose one of "
+        raise InputError(f"--shutter-position {e.position!r} must be one of "
                          f"{', '.join(POSITIONS)}")
     if e.curve is not None and e.curve not in CURVES:
-        raise InputError(f"--shutter-curve {e.curve!r}: choose one of {', '.join(CURVES)}")
+        raise InputError(f"--shutter-curve {e.curve!r} must be one of {', '.join(CURVES)}")
     _lopsided_lens(s, e)
     refocus = e.focus_distance is not None or e.f_stop is not None
     if refocus and (s.get("dof") == "lens" or not s.get("depth")):

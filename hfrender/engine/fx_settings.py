@@ -159,14 +159,14 @@ class FxSettings:
     def __post_init__(self) -> None:
         Encoding.of(self)  # the encoder settings' form (the encoder's own: check_encoding)
         if not _whole(self.window, 1):
-            raise ConfigError(f"--motion-blur {self.window}: the window must be a whole "
-                              "number of frames >= 1")
+            raise ConfigError(f"--motion-blur {self.window} must be a whole number of "
+                              "frames >= 1 (the window)")
         if not _whole(self.stride, 1):
-            raise ConfigError(f"--stride {self.stride}: must be a whole number of frames >= 1")
+            raise ConfigError(f"--stride {self.stride} must be a whole number of frames >= 1")
         if self.weights not in CURVES:
-            raise ConfigError(f"--weights {self.weights!r}: choose one of {', '.join(CURVES)}")
+            raise ConfigError(f"--weights {self.weights!r} must be one of {', '.join(CURVES)}")
         if not _positive(self.depth_scale):
-            raise about(ConfigError, "depth_scale", self.depth_scale, ": must be a finite "
+            raise about(ConfigError, "depth_scale", self.depth_scale, " must be a finite "
                         "number > 0", head=f"--depth-scale {self.depth_scale}")
         if self.input_fps is not None and not (_positive(self.input_fps) and MIN_FPS
                                                <= self.input_fps / self.stride <= MAX_FPS):
@@ -182,7 +182,7 @@ class FxSettings:
                      "max_length": self.max_length}, FLAG.name)
         self._check_depth_range()
         if self.depth_resize is not None and self.depth_resize not in RESIZES:
-            raise ConfigError(f"--depth-resize {self.depth_resize!r}: choose one of "
+            raise ConfigError(f"--depth-resize {self.depth_resize!r} must be one of "
                               f"{', '.join(RESIZES)}")
         self._check_disparity()
         self._check_vectors()
@@ -194,16 +194,16 @@ class FxSettings:
         self._check_focus_pixel()
         if self.backend is not None and self.backend not in CHOICES:  # None: the
             # environment's, read where the backend is loaded (engine/fx.py)
-            raise ConfigError(f"--backend {self.backend!r}: choose one of {', '.join(CHOICES)}")
+            raise ConfigError(f"--backend {self.backend!r} must be one of {', '.join(CHOICES)}")
         if self.dof_method not in ("fast", "exact"):
-            raise ConfigError(f"--dof-method {self.dof_method!r}: choose one of fast, exact")
+            raise ConfigError(f"--dof-method {self.dof_method!r} must be one of fast, exact")
         if self.workers == "auto":
             from hfrender.engine.render_setup import usable_cores
 
             two = self.depth is not None and usable_cores() >= 2
             object.__setattr__(self, "workers", 2 if two else 1)
         if not (_whole(self.workers, 1) and self.workers <= 64):
-            raise ConfigError(f"--workers {self.workers}: must be an integer from 1 to 64")
+            raise ConfigError(f"--workers {self.workers} must be an integer from 1 to 64")
         if not isinstance(self.linear_light, bool) or not isinstance(self.resume, bool):
             raise ConfigError("linear_light and resume must be True or False")
 

@@ -206,7 +206,7 @@ class SampleStore(io_store.SampleStore):
         # NumPy "need at least one array to stack", -1 a pool's internal names)
         dtype = _exposed_dtype(dtype)
         if fusion_process not in FUSION_PROCESS:
-            raise InputError(f"fusion_process={fusion_process!r}: choose one of "
+            raise InputError(f"fusion_process={fusion_process!r} must be one of "
                              f"{', '.join(FUSION_PROCESS)}")
         try:
             run_exposure(self, Exposure(shutter, position, curve, focus_distance, f_stop),

@@ -88,7 +88,7 @@ def auto_or_int(name: str, text: str) -> int | str:
     try:
         return int(text)
     except ValueError:
-        raise about(ConfigError, name, text, ": must be 'auto' or an integer",
+        raise about(ConfigError, name, text, " must be 'auto' or an integer",
                     head=f"--{name} {text}") from None
 
 

@@ -39,10 +39,11 @@ def _is_int(v: object) -> bool:
 
 
 def _refused(name: str, value: object, why: str) -> InputError:
-    """The encoder setting ``name``'s ``value`` refused: named by its flag (``--crf 99``), as
+    """The encoder setting ``name``'s ``value`` refused (``why``: ``must be ...``): named by
+    its flag (``--crf 99 must be ...``), as
     hfrender.toml or a jobs file spells it there (``crf = 99``: :func:`hfrender.errors.about`;
     was ``--crf 99`` in a file that has no flags)."""
-    return about(EncodingError, name, value, f": {why}", head=f"{FLAGS[name]} {value!r}")
+    return about(EncodingError, name, value, f" {why}", head=f"{FLAGS[name]} {value!r}")
 
 
 @dataclass(frozen=True)
