@@ -46,3 +46,23 @@ def test_the_jobs_own_crf_for_that_codec_is_still_refused(folder, capsys):
     (folder / "jobs.toml").write_text(JOB + "crf = 20\n")
     with pytest.raises(Exception, match="job 'master': --crf 20: prores_ks has no CRF"):
         load_jobs(folder / "jobs.toml")
+
+
+@pytest.mark.parametrize("where, toml, said", [
+    ("job", "", "jobs.toml: job 'master': codec = \"prores_kss\": this ffmpeg has no such "
+     "encoder (did you mean prores_ks? hfrender info -v lists its video encoders)"),
+    ("project", "codec = \"prores_kss\"\n", "hfrender.toml, for job 'master': codec = "
+     "\"prores_kss\": this ffmpeg has no such encoder (did you mean prores_ks? hfrender info "
+     "-v lists its video encoders)"),
+])
+def test_a_codec_this_ffmpeg_lacks_is_named_as_the_file_gives_it(folder, capsys, where, toml,
+                                                                 said):
+    """A jobs file's or hfrender.toml's codec = "prores_kss" was told as '--codec
+    prores_kss: ...', a flag the user never gave; now the key as the file spells it."""
+    job = JOB.replace('codec = "prores_ks"', 'codec = "prores_kss"' if where == "job" else "")
+    (folder / "jobs.toml").write_text(job)
+    (folder / "hfrender.toml").write_text("[render]\n" + toml)
+    assert main(["batch", str(folder / "jobs.toml")]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and err.endswith(said + "\n"), err
+    assert not (folder / "out").exists()

@@ -692,6 +692,11 @@ def test_a_shutter_given_in_frames_is_said(tmp_path, caplog, shutter, said):
     # named as hfrender.toml's (were "--codec 5: this ffmpeg has no such encoder", "gl=3
     # is not an OpenGL context", as if given on the command line)
     ("codec = 5", r"hfrender.toml: \[render\] codec = 5 must be an ffmpeg encoder's name"),
+    # an encoder this ffmpeg lacks: the file and its key (was "--codec libx246: this ffmpeg
+    # has no such encoder ...", a flag the user never gave)
+    ('codec = "libx246"', r'^hfrender: error: .*/hfrender.toml: \[render\] codec = "libx246": '
+                          r"this ffmpeg has no such encoder \(did you mean libx26[45]\? hfrender "
+                          r"info -v lists its video encoders\)$"),
     # each key as the file spells it, its value as TOML does (were max_in_flight=0,
     # samples_range=(16, 4), hdr=True: the setting's own name and Python's spelling, a trial)
     ("max-in-flight = 0", r"hfrender.toml: \[render\] max-in-flight = 0 must be an integer "

@@ -11,7 +11,8 @@ import logging
 from collections.abc import Callable
 from typing import Any
 
-from hfrender.errors import HFRenderError
+from hfrender.config import ConfigError
+from hfrender.errors import HFRenderError, as_given, toml_said
 
 log = logging.getLogger(__name__)
 
@@ -24,28 +25,45 @@ FLAGS = {"codec": "--codec", "crf": "--crf", "preset": "--preset", "bitrate": "-
 
 
 def fitted(values: dict, from_project: set[str],
-           probe: Callable[[Any], None] | None = None) -> dict:
+           probe: Callable[[Any], None] | None = None, named: str | None = None) -> dict:
     """``values`` (a render's settings) less those of ``from_project`` (hfrender.toml's,
     given by no flag) that its output refuses, one at a time, as its refusal names them;
     ``probe(config)``: a further check (the command's: the encoder started into the
-    output's container, which may refuse the codec)."""
+    output's container, which may refuse the codec). ``named``: the file's path, where a
+    bad value of its own (``codec = "nope"``, no encoder this ffmpeg has) is refused here,
+    named as the file gives it (was: as ``--codec nope``, a flag never given; else it is
+    refused later as it is: a batch names a job's keys itself)."""
     values = dict(values)
     theirs = [k for k in FLAGS if k in from_project and k in values]
     while theirs:
-        said = _refusal(values, probe)
+        exc = _refusal(values, probe)
+        said = None if exc is None else str(exc).splitlines()[0]
         if not said or " with --" in said:  # (two at odds, --crf with --bitrate: the
             break  # project's own mistake, refused as it is)
         head = said.split(": ")[0]  # what it refuses, before why (which may name another)
         key = next((k for k in theirs if f"{FLAGS[k]} " in head), None)
         if key is None or not any(w in said for w in NOT_TAKEN):  # none of these, or a bad
-            break  # value (codec = "nope"): refused as it is
+            _own(exc, theirs, values, named)  # value (codec = "nope"): refused
+            break
         log.info("hfrender.toml's %s = %r left out: %s", key, values.pop(key), said)
         theirs.remove(key)
     return values
 
 
-def _refusal(values: dict, probe: Callable[[Any], None] | None) -> str | None:
-    """What the output's checks refuse of ``values`` (the first line), else None."""
+def _own(exc: BaseException | None, theirs: list[str], values: dict,
+         named: str | None) -> None:
+    """``exc``, a refusal of the project's own setting (one of ``theirs``) in ``values``,
+    raised as the file at ``named`` gives it (``hfrender.toml: [render] codec = "nope":
+    ...``); other refusals, or without ``named``: nothing (refused later, as they are)."""
+    key = getattr(exc, "key", None)
+    if named is None or exc is None or key not in theirs:
+        return
+    said = as_given(exc, lambda k: f"{k.replace('_', '-')} = {toml_said(values[k])}")
+    raise ConfigError(f"{named}: [render] {said}") from None
+
+
+def _refusal(values: dict, probe: Callable[[Any], None] | None) -> BaseException | None:
+    """What the output's checks refuse of ``values``, else None."""
     from hfrender.config import RenderConfig
     from hfrender.engine.deep_output import output_dtype
     from hfrender.engine.passes import check_passes
@@ -62,7 +80,7 @@ def _refusal(values: dict, probe: Callable[[Any], None] | None) -> str | None:
         if probe is not None:
             probe(config)
     except (HFRenderError, TypeError, ValueError) as exc:  # (a value of a wrong type: the
-        return str(exc).splitlines()[0]  # job's own check tells it)
+        return exc  # job's own check tells it)
     return None
 
 

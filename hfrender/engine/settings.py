@@ -10,11 +10,13 @@ import math
 import numbers
 from collections.abc import Iterator
 from contextlib import ExitStack, contextmanager
+from pathlib import Path
 from typing import Any
 
 from hfrender.config import (
     MAX_FRAMES,
     PRESETS,
+    PROJECT_FILE,
     ConfigError,
     RenderConfig,
     nearest_frame,
@@ -75,7 +77,8 @@ def render_config(given: dict[str, Any], command: str = "render") -> RenderConfi
     values.update({k: v for k, v in flags.items() if v is not None})
     values = fitted(values, {k for k in project if flags.get(k) is None},  # (what fits)
                     lambda c: check_encoder(c.output, c.codec, c.size, c.fps,
-                                            encoding=Encoding.of(c)))
+                                            encoding=Encoding.of(c)),
+                    named=str(Path.cwd() / PROJECT_FILE))  # (a bad codec there: named so)
     config = RenderConfig(**values)
     _depth_only(g, config, spell)
     if config.audio is None and config.audio_offset != 0:  # (else: no sound, unsaid)

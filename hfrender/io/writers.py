@@ -18,7 +18,7 @@ from typing import Any, Protocol
 
 import numpy as np
 
-from hfrender.errors import HFRenderError, InputError, nearest
+from hfrender.errors import HFRenderError, InputError, about, nearest
 from hfrender.io.ffmpeg import (
     VIDEO_SUFFIXES,
     Soundtrack,
@@ -142,9 +142,10 @@ def check_output(path: str, size: tuple[int, int], codec: str | None = None, *,
     chosen = chosen_encoder(path, codec, alpha) or VIDEO_SUFFIXES[suffix]
     if chosen not in ffmpeg_encoders():  # first (a misspelt one was said to keep no alpha)
         near = nearest(chosen, sorted(ffmpeg_encoders("V")))
-        raise WriterError(f"--codec {chosen}: this ffmpeg has no such encoder ("
-                          + (f"did you mean {near[0]}? " if near else "")
-                          + "hfrender info -v lists its video encoders)")
+        raise about(WriterError, "codec", chosen, ": this ffmpeg has no such encoder ("
+                    + (f"did you mean {near[0]}? " if near else "")  # (a file's codec named
+                    + "hfrender info -v lists its video encoders)",  # as the file gives it)
+                    head=f"--codec {chosen}")
     if alpha and chosen not in ALPHA_PIX_FMTS:
         raise WriterError(f"{alpha_from}: -o {path} ({chosen}) keeps no alpha; {KEEPS_ALPHA}")
     if alpha and pix_fmt is not None and not holds_alpha(pix_fmt):  # (was: dropped unsaid)
