@@ -1104,7 +1104,8 @@ def test_a_bad_value_from_hfrender_toml_is_blamed_on_it(folder):
     (folder / "hfrender.toml").write_text('[render]\ncodec = "nope"\n')
     jobs = folder / "jobs.toml"
     with pytest.raises(InputError, match=rf"^{re.escape(str(folder / 'hfrender.toml'))}, for "
-                                         r"job 'bar': --codec nope: this ffmpeg has no such "):
+                                         r"job 'bar': codec = \"nope\": this ffmpeg has no "
+                                         r"such "):  # (was "--codec nope", no such flag given)
         load_jobs(jobs, {})  # a bad value of the project's: refused, blamed on it
     jobs.write_text(jobs.read_text().replace('output = "out/bar.mp4"', 'output = "out/bar.gif"'))
     (folder / "hfrender.toml").write_text('[render]\ncrf = 20\n')  # a GIF takes no CRF: the
