@@ -55,11 +55,12 @@ def _own(exc: BaseException | None, theirs: list[str], values: dict,
     """``exc``, a refusal of the project's own setting (one of ``theirs``) in ``values``,
     raised as the file at ``named`` gives it (``hfrender.toml: [render] codec = "nope":
     ...``); other refusals, or without ``named``: nothing (refused later, as they are)."""
-    key = getattr(exc, "key", None)
-    if named is None or exc is None or key not in theirs:
+    if named is None or exc is None:
         return
-    said = as_given(exc, lambda k: f"{k.replace('_', '-')} = {toml_said(values[k])}")
-    raise ConfigError(f"{named}: [render] {said}") from None
+    said = as_given(exc, lambda k: f"{k.replace('_', '-')} = {toml_said(values[k])}"
+                    if k in theirs else None)
+    if said is not exc:  # (an error of no one of theirs: as it is)
+        raise ConfigError(f"{named}: [render] {said}") from None
 
 
 def _refusal(values: dict, probe: Callable[[Any], None] | None) -> BaseException | None:

@@ -16,7 +16,6 @@ from typing import Any
 from hfrender.config import (
     MAX_FRAMES,
     PRESETS,
-    PROJECT_FILE,
     ConfigError,
     RenderConfig,
     nearest_frame,
@@ -31,7 +30,7 @@ from hfrender.errors import Spelling, spelling
 from hfrender.frame_range import parse_frames
 from hfrender.io.encoding import Encoding
 from hfrender.io.sequence_names import check_output_name, home_path
-from hfrender.project_file import project_settings
+from hfrender.project_file import PROJECT_FILE, project_settings
 
 log = logging.getLogger(__name__)
 
