@@ -383,13 +383,13 @@ def _shader_lines(source: Path) -> None:
     """A shader's own lines (:mod:`hfrender.scene.shader_lines`), its buffers' (and theirs)
     and the pictures and common files they name, there now (was: a missing picture failed
     its job when its turn came, a trial)."""
-    from hfrender.scene.loader import SHADER_SUFFIXES
+    from hfrender.scene.loader import SHADER_SUFFIXES, shader_text
     from hfrender.scene.shader_passes import ShaderPass, buffer_passes
 
     if source.suffix.lower() not in SHADER_SUFFIXES or not source.is_file():
         return
 
-    image = ShaderPass(source.read_text(encoding="utf-8", errors="replace"), str(source))
+    image = ShaderPass(shader_text(source.read_bytes(), source), str(source))
     for shader in [image, *buffer_passes(image)]:  # (a common file: there, no mainImage)
         for channel, (path, _line) in shader.channel_files().items():
             if not path.is_file():

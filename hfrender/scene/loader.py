@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import codecs
 import contextlib
 import dataclasses
 import importlib.util
@@ -46,12 +47,7 @@ def load_scene(path: str | Path, name: str | None = None,
 def _instance(path: str | Path, name: str | None) -> Scene:
     p = _scene_path(path, name, "-s")
     if p.suffix.lower() in SHADER_SUFFIXES:
-        data = p.read_bytes()
-        if b"\0" in data:  # (was: the compiler's "unexpected end of file" at the NUL)
-            line = data[:data.index(b"\0")].count(b"\n") + 1
-            raise SceneError(f"{p}: not a text file (a NUL byte on line {line}); a shader is "
-                             "GLSL text defining void mainImage(out vec4, in vec2)")
-        return ShaderScene(shader_text(data), str(p))
+        return ShaderScene(shader_text(p.read_bytes(), p), str(p))
     module = _import(p)
     found = {n: c for n, c in vars(module).items()
              if inspect.isclass(c) and issubclass(c, Scene) and c not in (Scene, ShaderScene)
@@ -106,13 +102,24 @@ def _check_calls(scene: Scene, p: Path) -> None:
             pass
 
 
-def shader_text(data: bytes) -> str:
-    """A shader file's text: UTF-8, else Latin-1 (an older file's \xa9 in a comment; GLSL
-    code itself is ASCII)."""
+def shader_text(data: bytes, path: str | Path = "the shader") -> str:
+    """A shader file's text (``path``'s, an Image's, a buffer's, a common or surface file):
+    UTF-16 where a byte-order mark says so (PowerShell's ``>``, Notepad's "Unicode"), else
+    UTF-8, else Latin-1 (an older file's \xa9 in a comment; GLSL code itself is ASCII); a
+    CR alone (classic Mac OS) ends a line as it does in an editor. Was: "defines no
+    mainImage" or "is empty" for those, the text read as one comment line."""
+    if data.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)):
+        with contextlib.suppress(UnicodeDecodeError):  # (else: a NUL byte, said below)
+            data = data.decode("utf-16").encode("utf-8")
+    if b"\0" in data:  # (was: the compiler's "unexpected end of file" at the NUL)
+        line = len(re.split(rb"\r\n?|\n", data[:data.index(b"\0")]))
+        raise SceneError(f"{path}: not a text file (a NUL byte on line {line}); a shader is "
+                         "GLSL text defining void mainImage(out vec4, in vec2)")
     try:
-        return data.decode("utf-8")
+        text = data.decode("utf-8")
     except UnicodeDecodeError:
-        return data.decode("latin-1")
+        text = data.decode("latin-1")
+    return re.sub(r"\r(?!\n)", "\n", text)
 
 
 def _syntax(p: Path, exc: SyntaxError) -> SceneError:
