@@ -6,8 +6,8 @@ antialias = false`` keeps its ``fragCoord`` at pixel centres (pixel-exact code:
 ``texelFetch`` of a picture shown 1:1, grain hashed from ``fragCoord``), ``// hfrender:
 common = common.glsl`` names a file of code placed before the shader's (shadertoy.com's
 Common tab: a path from the shader's folder). Lines inside ``/* ... */`` do not count; a
-second line for the same name, a name hfrender does not read or a bad value is one line
-of error."""
+second line for the same name, a name hfrender does not read, a bad value or a line meant
+as one written otherwise (``// HFRender: iChannel0 = a.png``) is one line of error."""
 
 from __future__ import annotations
 
@@ -17,6 +17,10 @@ from pathlib import Path
 from hfrender.errors import InputError
 
 LINE = re.compile(r"^[ \t]*//[ \t]*hfrender:[ \t]*(\w+)[ \t]*=[ \t]*(.*?)[ \t\r]*$", re.M)
+# one meant as such a line, written otherwise: "// HFRender: iChannel0 = a.png", "// hfrender
+# iChannel0 = a.png", "// hfrender: iChannel0: a.png" (not prose: "// hfrender render ...")
+NEAR = re.compile(r"^[ \t]*//[ \t]*hfrender\b[ \t]*:?[ \t]*(ichannel\d|common|antialias)"
+                  r"[ \t]*[=:][ \t]*(.*?)[ \t\r]*$", re.M | re.I)
 # comments, line ones first: a "/*" in a line comment ("//**** my shader", "// a/*.png")
 # opens no block (was: every line after it hidden, a review)
 COMMENTS = re.compile(r"//[^\n]*|/\*.*?(?:\*/|\Z)", re.S)
@@ -31,6 +35,10 @@ def shader_lines(source: str, path: str
                  ) -> tuple[dict[int, tuple[Path, int]], bool, tuple[Path, int] | None]:
     """(channel -> (picture or buffer's shader, line), antialias, (common file, line) or
     None) of a shader's lines (``path``: its file)."""
+    near = _near_line(source)
+    if near:  # (was: left a comment, the channel black, a warning beside the line written)
+        raise InputError(f"{path}:{near[0]}: {near[1]}: not read (hfrender reads lines "
+                         f"written exactly so: {near[2]})")
     channels: dict[int, tuple[Path, int]] = {}
     antialias, common, seen = True, None, {}
     for line, name, value in _own_lines(source):
@@ -55,13 +63,27 @@ def shader_lines(source: str, path: str
     return channels, antialias, common
 
 
-def _own_lines(source: str) -> list[tuple[int, str, str]]:
-    """(line, name, value) of each ``// hfrender: NAME = VALUE`` line outside ``/* */``."""
+def _own_lines(source: str, pattern: re.Pattern = LINE) -> list[tuple[int, str, str]]:
+    """(line, name, value) of each ``// hfrender: NAME = VALUE`` line (``pattern``'s)
+    outside ``/* */``."""
     source = source.removeprefix("\ufeff")  # (was: a first line after a BOM not seen)
     blocked = [m.span() for m in COMMENTS.finditer(source) if m.group().startswith("/*")]
     return [(source.count("\n", 0, m.start()) + 1, m.group(1),  # (a comment after the
              re.split(r"\s*//", m.group(2), maxsplit=1)[0].strip().strip("\"'"))  # value too)
-            for m in LINE.finditer(source) if not any(a <= m.start() < b for a, b in blocked)]
+            for m in pattern.finditer(source)
+            if not any(a <= m.start() < b for a, b in blocked)]
+
+
+def _near_line(source: str) -> tuple[int, str, str] | None:
+    """(line, its text, the line hfrender reads) of the first line :data:`NEAR` finds that
+    :data:`LINE` does not; None where there is none."""
+    own = {line for line, _name, _value in _own_lines(source)}
+    for line, name, value in _own_lines(source, NEAR):
+        if line not in own:
+            name = f"iChannel{name[-1]}" if name[0] in "iI" else name.lower()
+            text = source.removeprefix("\ufeff").split("\n")[line - 1].strip()
+            return line, text, f"// hfrender: {name} = {value}"
+    return None
 
 
 def common_code(common: tuple[Path, int], path: str) -> str:
