@@ -51,16 +51,26 @@ def shader_lines(source: str, path: str
             raise InputError(f"{where}: hfrender takes no channel settings ({setting[1]}=): "
                              f"{SAMPLED}; give the file alone")
         if CHANNEL.fullmatch(name) and value:
-            channels[int(name[-1])] = (Path(path).parent / value, line)
+            channels[int(name[-1])] = (_named(path, value), line)
         elif name == "antialias" and value.lower() in ("true", "false"):
             antialias = value.lower() == "true"
         elif name == "common" and value:
-            common = (Path(path).parent / value, line)
+            common = (_named(path, value), line)
         else:
             raise InputError(f"{where}: hfrender reads iChannel0..iChannel3 = a picture's "
                              "or a buffer's shader's path, common = a file of shared code "
                              "and antialias = true or false")
     return channels, antialias, common
+
+
+def _named(path: str, value: str) -> Path:
+    """The file a line of the shader at ``path`` names: a path from its folder, ``\\``
+    between folders as ``/`` (a shader written on Windows, rendered on Linux or Ray; was
+    "no such file"), unless a file of that very name is there."""
+    named = Path(path).parent / value
+    if "\\" in value and not named.exists():
+        return Path(path).parent / value.replace("\\", "/")
+    return named
 
 
 def _own_lines(source: str, pattern: re.Pattern = LINE) -> list[tuple[int, str, str]]:
