@@ -111,3 +111,29 @@ def test_the_common_file_is_one_of_the_scenes_files(tmp_path, capsys):
         f"--ray: the scene loads {tmp_path / 'lib' / 'common.glsl'}, outside its folder "
         f"{tmp_path / 'shot'} (only that folder, hidden files left out, goes to the workers); "
         "put the common file in it, or render without --ray")
+
+
+@pytest.mark.parametrize("first, fix", [
+    ("// my shader\n", "code the passes share goes in a file named by a line // hfrender: "
+                       "common = lib/common.glsl"),
+    ("// hfrender: common = lib/common.glsl\n", "the common file named on line 1 is placed "
+                                                "before the shader's code already: delete it"),
+])
+def test_an_include_line_is_told_at_its_line_with_the_common_line(tmp_path, first, fix):
+    """Was: "s.frag: shader compilation failed: 'cannot include "lib/common.glsl"'", with no
+    line and no word of the common file (a line inside /* */ is no include)."""
+    path = _files(tmp_path, first + '/* #include "old.glsl" */\n#include "lib/common.glsl"\n'
+                  + CALLS.split("\n", 1)[1])
+    with pytest.raises(ShaderError) as err:
+        _one(path)
+    assert str(err.value) == (f'{path}:3: #include "lib/common.glsl": GLSL has no #include '
+                              f"(shadertoy.com neither); {fix}")
+
+
+@pytest.mark.parametrize("comment", ['// #include "lib/common.glsl"  (was, before the line)',
+                                     '/* #include "old.glsl"\n   #include "older.glsl" */'])
+def test_an_include_in_a_comment_is_a_comment(tmp_path, comment):
+    """Was: "s.frag: shader compilation failed: 'cannot include "old.glsl"'" (moderngl
+    replaced every #include, in a comment too)."""
+    frame = _one(_files(tmp_path, comment + "\n" + CALLS))
+    assert frame[:, :4].tolist() == [[[255, 128, 0]] * 4] * 4

@@ -12,6 +12,7 @@ from hfrender.errors import HFRenderError, InputError, nearest
 from hfrender.renderer.gl_raw import release_failed_program
 from hfrender.resources import shader_dir
 from hfrender.scene.loader import shader_text
+from hfrender.scene.shader_lines import COMMENTS
 from hfrender.scene.sources import surface_files
 
 # Mesa: "0:12(5): error: ..."; NVIDIA: "0(12) : error C1008: ..."
@@ -96,7 +97,10 @@ def with_user_source(header: str, user: str, footer: str) -> str:
 
 def compile_program(ctx: Any, vertex: str, fragment: str, user_file: str | Path | None,
                     common_file: str | Path | None = None) -> Any:
-    """``ctx.program(...)``; a compile error becomes ``ShaderError("file:line: msg")``."""
+    """``ctx.program(...)``; a compile error becomes ``ShaderError("file:line: msg")``. An
+    ``#include "x"`` in a comment stays one (moderngl replaces each it finds, in a comment
+    too: was "shader compilation failed: 'cannot include "x"'")."""
+    fragment = COMMENTS.sub(lambda m: m.group().replace("#include", "# include"), fragment)
     try:
         return ctx.program(vertex_shader=vertex, fragment_shader=fragment)
     except Exception as exc:  # moderngl.Error; its text holds the compiler log

@@ -25,6 +25,7 @@ from hfrender.renderer.programs import (
 )
 from hfrender.renderer.shadertoy import (
     DEFINES_MAIN_IMAGE,
+    include_line,
     no_main_image,
     old_output,
     shadertoy_hint,
@@ -205,10 +206,10 @@ def compile_pass(ctx: Any, shader: ShaderPass, buffer: bool) -> Any:
     said = no_main_image(shader.source)
     if said is not None:
         raise ShaderError(f"{path}: {said}")
-    said = old_output(shader.source)
+    common = shader.common_file()
+    said = old_output(shader.source) or include_line(shader.source, common)
     if said is not None:
         raise ShaderError(f"{path}:{said}")
-    common = shader.common_file()
     try:
         return compile_program(ctx, glsl("fullscreen.vert"),
                                shadertoy_program(shader.source, shader.common_source, buffer),

@@ -279,6 +279,21 @@ def old_output(source: str) -> str | None:
             f"has not; set mainImage's colour ({name}) instead")
 
 
+def include_line(source: str, common: tuple[object, int] | None) -> str | None:
+    """``LINE: what to do`` where the shader's code (not a comment) has an ``#include``,
+    which GLSL and shadertoy.com have not (was: "shader compilation failed: 'cannot include
+    "old.glsl"'", of no line, even of one in a comment); ``common``: the file and line of
+    its ``// hfrender: common`` line, if any. ``None`` where it has none."""
+    found = re.search(r"^[ \t]*#[ \t]*include\b[ \t]*([^\n]*?)[ \t\r]*$", _code(source), re.M)
+    if found is None:
+        return None
+    line, named = _code(source).count("\n", 0, found.start()) + 1, found.group(1)
+    fix = (f"the common file named on line {common[1]} is placed before the shader's code "
+           "already: delete it" if common else "code the passes share goes in a file named "
+           f"by a line // hfrender: common = {named.strip(chr(34) + '<>') or 'common.glsl'}")
+    return f"{line}: #include {named}: GLSL has no #include (shadertoy.com neither); {fix}"
+
+
 def shadertoy_hint(said: str, source: str = "", common: bool = False) -> str:
     """What to add to a compile error: the signature hfrender calls, where the compiler
     names mainImage (one of another signature); a channel's type, where it names a channel
