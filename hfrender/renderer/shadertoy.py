@@ -290,7 +290,7 @@ def include_line(source: str, common: tuple[object, int] | None) -> str | None:
     line, named = _code(source).count("\n", 0, found.start()) + 1, found.group(1)
     fix = (f"the common file named on line {common[1]} is placed before the shader's code "
            "already: delete it" if common else "code the passes share goes in a file named "
-           f"by a line // hfrender: common = {named.strip(chr(34) + '<>') or 'common.glsl'}")
+           f"by a line // hfrender: common = {named.strip(chr(34) + '<>') or 'FILE'}")
     return f"{line}: #include {named}: GLSL has no #include (shadertoy.com neither); {fix}"
 
 
