@@ -15,13 +15,8 @@ from typing import Any
 from hfrender.errors import HFRenderError, InputError, InputErrors, meant, toml_said, units_note
 from hfrender.frame_range import resolve
 from hfrender.io.encoding import Encoding, check_encoding
-from hfrender.io.outputs import (
-    check_not_input,
-    check_partial_free,
-    check_writable,
-    partial_name,
-    sequence_name,
-)
+from hfrender.io.input_clash import check_not_input
+from hfrender.io.outputs import check_partial_free, check_writable, partial_name, sequence_name
 from hfrender.io.sequence_commit import check_frames_there
 from hfrender.io.sequence_names import check_output_name, home_path, is_sequence, pattern_files
 from hfrender.io.writers import check_output

@@ -41,6 +41,7 @@ from hfrender.io import outputs
 from hfrender.io.encoding import effective
 from hfrender.io.exr_footage import is_one_image
 from hfrender.io.footage import footage_format
+from hfrender.io.input_clash import check_not_input
 from hfrender.io.join import join
 from hfrender.io.probe import probe, soundtrack
 from hfrender.io.segment_cuts import segment_ranges
@@ -103,7 +104,7 @@ class ClusterFx:
                               f"(.mp4 .mov .mkv .webm); {self.source} -> {self.output}: run "
                               "it without --ray")
         vectors = [] if s.vectors is None else VectorPass(s.vectors).files
-        outputs.check_not_input(self.output, [("input", [self.source])] +
+        check_not_input(self.output, [("input", [self.source])] +
                                 ([("depth input", [Path(s.depth)])] if s.depth else []) +
                                 ([("vectors input", vectors)] if vectors else []))
         outputs.check_writable(self.output)

@@ -58,6 +58,7 @@ from hfrender.io.footage import (
     probe,
     start_decoding,
 )
+from hfrender.io.input_clash import check_not_input
 from hfrender.io.picture_output import check_one_picture
 from hfrender.io.pixels import ALPHA, FLOAT, raw_dtype
 from hfrender.io.sequence_files import sequence_files
@@ -192,7 +193,7 @@ class FxJob:
             if path is not None:
                 files = sequence_files(path) if not Path(path).is_file() else [Path(path)]
                 inputs.append((what, files or []))
-        outputs.check_not_input(self.output, inputs)
+        check_not_input(self.output, inputs)
         outputs.check_writable(self.output)
         check_work_names(self.output)  # (fx keeps no NAME.partial.EXT: its own names)
 

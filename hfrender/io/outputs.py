@@ -13,10 +13,9 @@ import shutil
 import signal
 import tempfile
 import threading
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 from pathlib import Path
 
-from hfrender.errors import InputError
 from hfrender.io.durable import sync_all, sync_file, sync_folder
 from hfrender.io.sequence_commit import commit_sequence
 from hfrender.io.sequence_names import FIELD, is_sequence, pattern_files
@@ -79,7 +78,7 @@ def fingerprint(path: Path, span: int = 1 << 20) -> str:
     return digest.hexdigest()[:32]
 
 
-def _ours(partial: Path) -> bool:
+def ours(partial: Path) -> bool:
     """Whether ``partial`` is the file hfrender recorded: its size, and its time or (was:
     refused after a ``touch`` or a copy) its content."""
     try:
@@ -100,7 +99,7 @@ def check_partial_free(output: str, what: str = "-o") -> None:
 
     check_work_names(output, what)  # (its hidden folders and files: removed unsaid before)
     partial = Path(partial_name(output))
-    if not is_sequence(output) and partial.exists() and not _ours(partial):
+    if not is_sequence(output) and partial.exists() and not ours(partial):
         raise WriterError(f"{what} {output}: {partial} exists and is not a partial output "
                           "this hfrender wrote, but an interrupted run would keep its frames "
                           "there: move it, or write to another name (an older hfrender's "
@@ -111,7 +110,7 @@ def ours_partial(output: str) -> Path | None:
     """A video ``output``'s partial output (:func:`partial_name`) that hfrender wrote, if
     there is one (what :func:`remove_partial` removes once the output is complete)."""
     old = Path(partial_name(output))
-    return old if not is_sequence(output) and old.exists() and _ours(old) else None
+    return old if not is_sequence(output) and old.exists() and ours(old) else None
 
 
 def remove_partial(output: str) -> None:
@@ -120,7 +119,7 @@ def remove_partial(output: str) -> None:
     old = Path(partial_name(output))
     if is_sequence(output):
         shutil.rmtree(old.parent, ignore_errors=True)
-    elif _ours(old) or not old.exists():  # a record whose partial is gone goes too
+    elif ours(old) or not old.exists():  # a record whose partial is gone goes too
         old.unlink(missing_ok=True)
         _record(old).unlink(missing_ok=True)
 
@@ -136,7 +135,7 @@ def kept_partial(output: str, since: float) -> str | None:
             files = list(partial.parent.iterdir()) if partial.parent.is_dir() else []
             new = any(f.stat().st_mtime >= since for f in files)
         else:
-            new = _ours(partial) and partial.stat().st_mtime >= since
+            new = ours(partial) and partial.stat().st_mtime >= since
     except OSError:
         return None
     return str(partial) if new else None
@@ -152,7 +151,7 @@ def keep_partial(tmp: str, output: str) -> str | None:
     target = Path(dst).parent if is_sequence(output) else Path(dst)
     if is_sequence(output):
         shutil.rmtree(target, ignore_errors=True)  # an older run's partial frames
-    elif target.exists() and not _ours(target):  # checked before the run: not since?
+    elif target.exists() and not ours(target):  # checked before the run: not since?
         raise WriteFailed(f"{target} is not hfrender's: the unfinished frames stay in {src}")
     try:
         os.replace(src, target)  # (a folder made read-only under the run: it stays in src)
@@ -265,43 +264,6 @@ def take_back(made: Path | None) -> None:
             os.rmdir(folder)  # only an empty one
         except OSError:
             pass
-
-
-def replaced_files(output: str) -> list[Path]:
-    """The files that writing ``output`` would replace or remove: the file itself, or every
-    existing file of a sequence's pattern (hfrender's own are removed, and any of a frame's
-    name is replaced)."""
-    out = Path(output)
-    if not is_sequence(output):  # and an interrupted render's partial, ours to remove
-        partial = Path(partial_name(output))
-        return [f for f in (out, partial) if f.exists() and (f is out or _ours(f))]
-    rx = pattern_files(out.name, r"(\.part)?")
-    if rx is None or not out.parent.is_dir():
-        return []
-    return [f for f in out.parent.iterdir() if rx.match(f.name)]
-
-
-def _same(a: Path, b: Path) -> bool:
-    try:
-        return os.path.samefile(a, b)  # hard links and symlinks too
-    except OSError:
-        return False
-
-
-def check_not_input(output: str, inputs: Iterable[tuple[str, Iterable[Path]]]) -> None:
-    """Refuse an output that would replace one of the run's own input files (``inputs``:
-    (what it is, its files)), before anything is read."""
-    replaced = replaced_files(output)
-    for what, files in inputs:
-        for f in files:
-            hit = next((r for r in replaced if _same(r, f)), None)
-            if hit is None:
-                continue
-            same = ("is" if _same(hit, Path(output)) else
-                    f"would replace {hit}, a file of" if is_sequence(output) else
-                    f"would remove {hit} (an interrupted render's partial output), which is")
-            raise InputError(f"-o {output} {same} the {what} ({f}): write the output "
-                             "elsewhere")
 
 
 def check_writable(output: str, what: str = "-o") -> None:
