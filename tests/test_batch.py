@@ -428,8 +428,8 @@ def test_a_video_jobs_own_fps_conforms_it_and_the_defaults_fps_is_the_renders(fo
     (lambda t: t.replace('input = "clip.mp4"', 'input = "."'),  # was found when its turn
      r"job 'smooth': input .* is a folder with no PNG or EXR images in it"),  # came, exit 1
     (lambda t: t.replace('output = "out/smooth.mp4"', 'output = "./clip.mp4"'),
-     r"job 'smooth': -o .*clip\.mp4 is the input \(.*clip\.mp4\): write the output "
-     r"elsewhere$"),
+     r"job 'smooth': output = \"\./clip\.mp4\" is the input \(.*clip\.mp4\): write the "
+     r"output elsewhere$"),  # the key as the file gives it (was: "-o /abs/clip.mp4")
     (lambda t: t.replace("samples = 2", 'samples = 2\nscene = "bar.frag"'),  # was ignored
      r"jobs\.toml: \[defaults\]: scene is each job's own; give it in every \[\[job\]\]$"),
     (lambda t: t.replace("samples = 2", 'samples = 2\noutput = "o.mp4"'),

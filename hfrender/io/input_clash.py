@@ -7,7 +7,7 @@ import os
 from collections.abc import Iterable
 from pathlib import Path
 
-from hfrender.errors import InputError
+from hfrender.errors import InputError, about
 from hfrender.io.outputs import ours, partial_name
 from hfrender.io.sequence_names import is_sequence, pattern_files
 
@@ -35,7 +35,9 @@ def _same(a: Path, b: Path) -> bool:
 
 def check_not_input(output: str, inputs: Iterable[tuple[str, Iterable[Path]]]) -> None:
     """Refuse an output that would replace one of the run's own input files (``inputs``:
-    (what it is, its files)), before anything is read."""
+    (what it is, its files)), before anything is read: ``-o OUT is the input (IN)``, a jobs
+    file's job ``output = "OUT" ...`` as its file gives it (:func:`hfrender.errors.as_given`;
+    was "-o", a flag a batch has not)."""
     replaced = replaced_files(output)
     for what, files in inputs:
         for f in files:
@@ -45,5 +47,5 @@ def check_not_input(output: str, inputs: Iterable[tuple[str, Iterable[Path]]]) -
             same = ("is" if _same(hit, Path(output)) else
                     f"would replace {hit}, a file of" if is_sequence(output) else
                     f"would remove {hit} (an interrupted render's partial output), which is")
-            raise InputError(f"-o {output} {same} the {what} ({f}): write the output "
-                             "elsewhere")
+            raise about(InputError, "output", output, f" {same} the {what} ({f}): write "
+                        "the output elsewhere", head=f"-o {output}")
