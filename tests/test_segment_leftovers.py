@@ -207,3 +207,38 @@ def test_a_segment_cut_short_before_it_is_kept_is_not_kept(tmp_path, rng, monkey
                          "with --resume to write it anew")
     assert writer.manifest.segments == [] and sorted(
         p.name for p in writer.folder.iterdir()) == ["manifest.json"]
+
+
+def test_a_batch_job_whose_segment_is_cut_short_says_the_batch_goes_on(tmp_path, monkeypatch):
+    """In a batch, which refuses --resume (a job's field and the command's option alike),
+    the line said "run again with --resume to write it anew"; the same batch command again
+    does, from the whole segments kept (the job resumed)."""
+    import json
+
+    (tmp_path / "bar.frag").write_text((ROOT / "tests" / "data" / "bar.frag").read_text())
+    (tmp_path / "jobs.toml").write_text('[defaults]\nfps = 24\nsize = "32x8"\nsamples = 2\n\n'
+                                        '[[job]]\nname = "bar"\nscene = "bar.frag"\n'
+                                        'output = "out/bar.mp4"\nduration = 2.0\n')
+    close = VideoWriter.close
+
+    def close_then_cut(self):
+        close(self)
+        if "seg_00000024" in self.path:  # the second segment, the first kept
+            data = Path(self.path).read_bytes()
+            Path(self.path).write_bytes(data[:len(data) // 2 // 188 * 188])
+
+    def batch():
+        out = tmp_path / "s.json"
+        code = main(["batch", str(tmp_path / "jobs.toml"), "--summary", str(out), "--quiet"])
+        return code, json.loads(out.read_text())[0]
+
+    monkeypatch.setattr(VideoWriter, "close", close_then_cut)
+    code, first = batch()
+    assert (code, first["status"], first["frames"]) == (1, "failed", 24)
+    assert " written: it is not kept; running the batch again writes it anew; the frames " \
+        "finished so far are in " in first["error"], first["error"]
+    assert "--resume" not in first["error"]
+    monkeypatch.setattr(VideoWriter, "close", close)
+    code, again = batch()
+    assert (code, again["status"], again["segments_reused"], again["frames"]) == (
+        0, "resumed", 1, 48)

@@ -57,6 +57,16 @@ def clear_dead_parts(folder: Path) -> int:
     return gone
 
 
+# how a segment not kept is written anew, as render and fx say it (a batch puts its own way
+# in its place: it refuses --resume, and goes on by itself)
+WRITE_AGAIN = "run again with --resume to write it anew"
+
+
+def write_again() -> str:
+    """:data:`WRITE_AGAIN`, or ``hf.render``'s ``resume=True`` in its place."""
+    return WRITE_AGAIN.replace("--resume", spelling().on("resume"))
+
+
 def check_whole(path: Path, written: int, name: str) -> None:
     """Segment ``path``, its encoder ended well, holds the ``written`` frames; else
     :class:`WriteFailed` naming it (``name``: the output) and the file is removed, not kept
@@ -67,7 +77,7 @@ def check_whole(path: Path, written: int, name: str) -> None:
     path.unlink(missing_ok=True)
     raise WriteFailed(f"a segment of {name} ({path.name}) holds {held} frames of the "
                       f"{written} written{f' (ffmpeg: {said})' if said else ''}: it is not "
-                      f"kept; run again with {spelling().on('resume')} to write it anew")
+                      f"kept; {write_again()}")
 
 
 def frames_in(path: Path) -> tuple[int, str]:
