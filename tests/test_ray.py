@@ -295,7 +295,8 @@ def test_a_batch_on_ray_runs_the_chunks_of_every_job(local_ray, tmp_path):
             iio.imread(tmp_path / "ray" / "out" / "clear" / f"{i:03d}.png"),
             iio.imread(tmp_path / "local" / "out" / "clear" / f"{i:03d}.png"))
     assert "broken scene" in ray_r["broken"]["error"]
-    assert ray_r["broken"]["error"].endswith("broken scene (broken.py:10)")  # not the worker's
+    assert ray_r["broken"]["error"].endswith(  # not the worker's path; as the batch here
+        f"broken scene ({tmp_path / 'ray' / 'broken.py'}:10)")  # names it (was: broken.py:10)
     assert ray_r["a"]["frames"] == 60 and ray_r["b"]["segments_made"] == 3
     assert ray_r["smooth"]["frames"] == 40 and ray_r["smooth"]["segments_made"] == 1
     for job in ("a", "b"):  # the same bits as the batch run here

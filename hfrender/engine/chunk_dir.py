@@ -16,18 +16,20 @@ from pathlib import Path
 
 
 @contextmanager
-def chunk_dir(kind: str = "chunk") -> Iterator[str]:
+def chunk_dir(kind: str = "chunk", shown: str = ".") -> Iterator[str]:
     """A fresh ``hfrender-KIND-HOST-PID-...`` folder in the temporary folder, removed after.
-    An error's message that names a file in it names it relative to it, as the scene's
-    folder on the driver holds it (``boom.py:11``, not the worker's temporary path)."""
+    An error's message that names a file in it names it in ``shown`` instead, the folder it
+    stands for as the driver's user names it (``scenes/boom.py:11``, as a run there says it;
+    not the worker's temporary path, nor ``boom.py:11``, from the folder: was)."""
     sweep(kind)
     prefix = f"hfrender-{kind}-{socket.gethostname()}-{os.getpid()}-"
+    within = "" if Path(shown) == Path(".") else os.path.join(shown, "")
     with tempfile.TemporaryDirectory(prefix=prefix) as tmp:
         try:
             yield tmp
         except Exception as exc:  # its message names the scene's files as the user does
             if exc.args and isinstance(exc.args[0], str) and tmp in exc.args[0]:
-                exc.args = (exc.args[0].replace(tmp + os.sep, ""), *exc.args[1:])
+                exc.args = (exc.args[0].replace(tmp + os.sep, within), *exc.args[1:])
             raise
 
 

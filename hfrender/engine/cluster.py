@@ -258,7 +258,7 @@ class ClusterRender:
         if self.progress is not None:  # a bar from the start (the segments kept, of all)
             self.progress(self._done, self.total)
         known = self.settings.get("scene_files")  # (not hashed again by the workers)
-        return [task(files, self.scene_file.name, self.scene_name, config, first, count,
+        return [task(files, str(self.scene_file), self.scene_name, config, first, count,
                      self.segment_frames, known)
                 for first, count in segment_ranges(self.total, self.segment_frames)
                 if first not in have]

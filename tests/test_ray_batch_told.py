@@ -1,0 +1,64 @@
+"""What ``batch --ray`` tells, said as the batch here says it: a scene's line by its path
+from where the command ran, the whole batch's frames with an up-to-date job's counted."""
+
+import re
+import textwrap
+
+import pytest
+
+from hfrender.cli import main
+
+SCENE = textwrap.dedent("""
+    import math
+    import hfrender as hf
+
+    class Swing(hf.Scene):
+        duration = 1.0
+        def setup(self):
+            self.box = self.add(hf.Cube(color="orange"))
+        def update(self, t):
+            assert t < {limit}, "broken scene"
+            self.box.position = (math.sin(3 * t), 0, 0)
+""")
+JOB = '[[job]]\nname = "{name}"\nscene = "scenes/{name}.py"\noutput = "out/{name}.mp4"\n\n'
+
+
+def jobs_file(folder, **limits):
+    """``folder/jobs.toml`` of a job for each of ``limits`` (its scene's update(t) fails
+    from that t on), the scenes in ``folder/scenes``."""
+    (folder / "scenes").mkdir(exist_ok=True)
+    text = '[defaults]\nsize = "32x18"\nsamples = 2\nfps = 24\n\n'
+    for name, limit in limits.items():
+        (folder / "scenes" / f"{name}.py").write_text(SCENE.format(limit=limit))
+        text += JOB.format(name=name)
+    (folder / "jobs.toml").write_text(text)
+    return folder / "jobs.toml"
+
+
+@pytest.mark.parametrize("shown,said", [("scenes", "scenes/boom.py:3"), (".", "boom.py:3"),
+                                        ("/my shots", "/my shots/boom.py:3")])
+def test_a_chunks_error_names_its_files_in_the_folder_shown(shown, said):
+    from hfrender.engine.chunk_dir import chunk_dir
+
+    with pytest.raises(RuntimeError) as e, chunk_dir(shown=shown) as tmp:
+        raise RuntimeError(f"boom ({tmp}/boom.py:3)", 7)
+    assert e.value.args == (f"boom ({said})", 7)
+
+
+def test_a_scenes_line_on_ray_is_named_from_where_the_batch_ran(local_ray, tmp_path,
+                                                                 monkeypatch, capsys):
+    """Here the scene's line is ``(scenes/boom.py:10)``, the path from the folder the
+    command ran in; on Ray it was ``(boom.py:10)``, from the scene's folder on the worker."""
+    told = {}
+    for where in ("here", "ray"):
+        (tmp_path / where).mkdir()
+        monkeypatch.chdir(tmp_path / where)
+        jobs_file(tmp_path / where, boom=0.5)
+        ray = ["--ray"] if where == "ray" else []
+        assert main(["batch", "jobs.toml", *ray, "--quiet"]) == 1
+        err = capsys.readouterr().err
+        line = re.search(r"\[1/1\] boom: failed: scene error in update\(t\) at t=[\d.]+ s "
+                         r"\(output frame \d+\): AssertionError: broken scene \((.*?)\)", err)
+        told[where] = line.group(1) if line else err
+    assert told == {"here": "scenes/boom.py:10", "ray": "scenes/boom.py:10"}
+
