@@ -7,6 +7,8 @@ import textwrap
 import pytest
 
 from hfrender.cli import main
+from hfrender.engine.batch import load_jobs
+from hfrender.engine.batch_state import BatchState
 
 SCENE = textwrap.dedent("""
     import math
@@ -62,3 +64,19 @@ def test_a_scenes_line_on_ray_is_named_from_where_the_batch_ran(local_ray, tmp_p
         told[where] = line.group(1) if line else err
     assert told == {"here": "scenes/boom.py:10", "ray": "scenes/boom.py:10"}
 
+
+def test_an_up_to_date_jobs_frames_count_on_the_ray_bar(local_ray, tmp_path):
+    """Run again with one job up to date, the bar over the cluster's jobs counted its frames
+    in neither the done nor the whole (was 24/24 at the end; here the batch counts them
+    done: 48/48)."""
+    from hfrender.engine.batch import run_job
+    from hfrender.engine.batch_ray import run_batch_on_ray
+
+    path = jobs_file(tmp_path, kept=9, new=9)
+    jobs = load_jobs(path)
+    assert run_job(jobs[0], BatchState.load(path)).status == "done"  # (here: the same record)
+    told = []
+    results = run_batch_on_ray(jobs, BatchState.load(path), None,
+                               progress=lambda done, total: told.append((done, total)))
+    assert [r.status for r in results] == ["up-to-date", "done"]
+    assert told[0] == (24, 48) and told[-1] == (48, 48), told

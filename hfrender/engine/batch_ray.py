@@ -15,6 +15,7 @@ from typing import Any
 from hfrender.config import ConfigError
 from hfrender.engine.batch import BatchJob, run_job
 from hfrender.engine.batch_paths import stamp
+from hfrender.engine.batch_progress import FINISHED
 from hfrender.engine.batch_run import assets_of, hold, output_folders
 from hfrender.engine.batch_state import BatchState, JobResult
 from hfrender.engine.cluster import ClusterRender
@@ -131,7 +132,7 @@ def run_batch_on_ray(jobs: list[BatchJob], state: BatchState, address: str | Non
             if not _on_cluster(job) or _mended_here(job, state):
                 local.append(i)
             elif state.up_to_date(job) is not None:
-                done(i, run_job(job, state))  # up-to-date: skipped at once
+                _skipped(i, job, state, frames, done)  # up-to-date: skipped at once
             else:
                 if ray is None:
                     ray = connect(address)
@@ -157,6 +158,16 @@ def run_batch_on_ray(jobs: list[BatchJob], state: BatchState, address: str | Non
     for i in local:
         done(i, run_job(jobs[i], state))
     return results
+
+
+def _skipped(i: int, job: BatchJob, state: BatchState, frames: dict, done: Callable) -> None:
+    """An up-to-date job, skipped (:func:`run_job`): its frames count as done on the bar,
+    as the batch here counts them (were left out of both figures: 24/24 for 48/48)."""
+    result = run_job(job, state)
+    counted = result.frames if result.status in FINISHED else 0  # (changed since: run)
+    frames["done"][i] = counted
+    frames["total"] += counted
+    done(i, result)
 
 
 def _start(ray: Any, gate: Gate, job: BatchJob, progress: Callable, frames: dict,
