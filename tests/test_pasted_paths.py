@@ -158,3 +158,70 @@ def test_a_batch_quotes_the_folder_a_failed_or_interrupted_job_kept(tmp_path, ca
     assert capsys.readouterr().err.rstrip().endswith(
         f"; the frames of job 'late' so far are in '{kept}/%01d.png'")
     assert sorted(p.name for p in kept.glob("*.png")) == [f"{i}.png" for i in range(4)]
+
+
+def test_an_unfinished_run_whose_partial_name_is_taken_says_where_its_frames_stay(tmp_path):
+    from hfrender.io import outputs
+    from hfrender.io.writers import WriteFailed
+
+    folder = tmp_path / "my shots"
+    folder.mkdir()
+    out, taken = folder / "o.mp4", folder / "o.partial.mp4"
+    taken.write_bytes(b"a user's file")  # (since the run's check: not hfrender's)
+    tmp = outputs.temporary(str(out))
+    Path(tmp).write_bytes(b"the unfinished frames")
+    with pytest.raises(WriteFailed) as e:
+        outputs.keep_partial(tmp, str(out))
+    said = str(e.value)
+    assert said == f"{taken} is not hfrender's: the unfinished frames stay in {shlex.quote(tmp)}"
+    assert _pasted(said, "stay in ", "\n") == [tmp] and Path(tmp).is_file()
+
+
+def test_a_sample_store_that_cannot_be_written_says_where_its_chunks_stay(tmp_path):
+    import errno
+
+    from hfrender.io.store import StoreWriter
+
+    store = tmp_path / "my samples" / "s.samples"
+    writer = StoreWriter(store, {}, (4, 4))
+    try:
+        said = str(writer.failed(OSError(errno.EISDIR, "Is a directory")))
+    finally:
+        writer._drain()
+    assert said == (f"--keep-samples {store}: cannot write the sample store: Is a directory "
+                    f"(what was kept so far is in '{store}.partial'; delete it, or free the "
+                    "space and render again)")
+    assert _pasted(said, "so far is in ", ";") == [f"{store}.partial"]
+
+
+def test_a_join_that_fails_says_where_the_segments_stay(tmp_path):
+    from hfrender.io.join import WriteFailed, join
+
+    folder = tmp_path / "work #2"
+    folder.mkdir()
+    with pytest.raises(WriteFailed) as e:
+        join([folder / "seg_00000000.ts"], str(tmp_path / "o.mp4"), folder, 30.0)
+    said = str(e.value)
+    assert said.endswith(f"(the segments stay in '{folder}': once that is mended, the same "
+                         "command with --resume joins them)")
+    assert _pasted(said, "the segments stay in ", ":") == [str(folder)]
+
+
+def test_a_job_whose_interrupted_frames_would_go_to_another_jobs_file_says_it(tmp_path):
+    from hfrender.engine.batch import load_jobs
+    from hfrender.errors import InputError
+
+    folder = tmp_path / "my jobs"
+    folder.mkdir()
+    (folder / "bar.frag").write_text((Path(__file__).parent / "data" / "bar.frag").read_text())
+    (folder / "jobs.toml").write_text(
+        '[defaults]\nsize = "32x8"\nfps = 24\nduration = 0.25\n\n'
+        '[[job]]\nname = "bar"\nscene = "bar.frag"\noutput = "out/bar.mp4"\n\n'
+        '[[job]]\nname = "other"\nscene = "bar.frag"\noutput = "out/bar.partial.mp4"\n')
+    with pytest.raises(InputError) as e:
+        load_jobs(folder / "jobs.toml")
+    partial = folder / "out" / "bar.partial.mp4"
+    assert str(e.value) == (f"{folder / 'jobs.toml'}: job 'bar' would keep an interrupted "
+                            f"run's frames in '{partial}', the output of job 'other': name one "
+                            "of them otherwise")
+    assert _pasted(str(e.value), "frames in ", ",") == [str(partial)]

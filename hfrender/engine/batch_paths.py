@@ -57,14 +57,16 @@ def check_jobs(jobs_file: Path, jobs: list[Any], on_ray: bool = False) -> None:
     """One line for each pair of jobs of one name or one output, job whose interrupted
     frames would go where another job's file is, or (``on_ray``: every job at once) job
     that reads another's output, all told at once (was: one a run)."""
+    from hfrender.errors import pastable  # (where to keep them: a path to paste)
+
     errors = _distinct(jobs_file, jobs)
     taken = roles(jobs_file, jobs)
     for job in jobs:
         partial = _partial(job)
         if partial is not None and partial in taken:
             errors.append(InputError(f"{jobs_file}: job {job.name!r} would keep an interrupted"
-                                     f" run's frames in {partial}, {taken[partial]}: name one "
-                                     "of them otherwise"))
+                                     f" run's frames in {pastable(partial)}, {taken[partial]}: "
+                                     "name one of them otherwise"))
     outputs = {job.output.resolve(): job.name for job in jobs}
     for job in jobs if on_ray else ():
         if job.source.resolve() in outputs:

@@ -8,7 +8,7 @@ import os
 import subprocess
 from pathlib import Path
 
-from hfrender.errors import spelling
+from hfrender.errors import pastable, spelling
 from hfrender.io.durable import sync_file, sync_folder
 from hfrender.io.ffmpeg import Soundtrack, bare, crashed, frame_rate, join_command
 from hfrender.io.writers import WriteFailed
@@ -55,7 +55,8 @@ def join(files: list[Path], output: str, folder: Path, fps: float,
                        copying=True)
         raise WriteFailed(f"joining {len(files)} segment{'' if len(files) == 1 else 's'} into "
                           f"{output} failed: {last}{_room(last, files, final)} (the "
-                          f"segments stay in {folder}: once that is mended, {join_again()})")
+                          f"segments stay in {pastable(folder)}: once that is mended, "
+                          f"{join_again()})")
     sync_file(tmp)  # its data on the disk before it takes the output's name (io/durable.py)
     os.replace(tmp, final)
     sync_folder(final.parent)

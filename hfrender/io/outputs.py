@@ -16,6 +16,7 @@ import threading
 from collections.abc import Callable
 from pathlib import Path
 
+from hfrender.errors import pastable
 from hfrender.io.durable import sync_all, sync_file, sync_folder
 from hfrender.io.sequence_commit import commit_sequence
 from hfrender.io.sequence_names import FIELD, is_sequence, pattern_files
@@ -152,7 +153,8 @@ def keep_partial(tmp: str, output: str) -> str | None:
     if is_sequence(output):
         shutil.rmtree(target, ignore_errors=True)  # an older run's partial frames
     elif target.exists() and not ours(target):  # checked before the run: not since?
-        raise WriteFailed(f"{target} is not hfrender's: the unfinished frames stay in {src}")
+        raise WriteFailed(f"{target} is not hfrender's: the unfinished frames stay in "
+                          f"{pastable(src)}")  # (as a shell takes it: a space, a '#')
     try:
         os.replace(src, target)  # (a folder made read-only under the run: it stays in src)
         if not is_sequence(output):

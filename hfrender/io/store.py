@@ -51,6 +51,7 @@ from typing import Any
 
 import numpy as np
 
+from hfrender.errors import pastable
 from hfrender.io.store_manifest import (
     CHUNK_FILE,
     MANIFEST,
@@ -157,8 +158,8 @@ class StoreWriter:
         the output's finished frames on that disk lost: no partial video, a trial)."""
         said = self._cannot(exc)
         if exc.errno not in (errno.ENOSPC, errno.EDQUOT):
-            return WriteFailed(f"{said} (what was kept so far is in {self.tmp}; delete it, or "
-                               "free the space and render again)")
+            return WriteFailed(f"{said} (what was kept so far is in {pastable(self.tmp)}; "
+                               "delete it, or free the space and render again)")
         self.room_made = True  # (no chunk written after)
         shutil.rmtree(self.tmp, ignore_errors=True)
         return WriteFailed(f"{said} (its unfinished {self.tmp} was removed, leaving the room "
