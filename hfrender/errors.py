@@ -99,6 +99,19 @@ def meant(name: str, known: list[str]) -> list[str]:
     return nearest(name, known)
 
 
+def unknown_key(where: str, raw: str, names: list[str], of: str = "") -> str:
+    """The line for a key a file does not take, as a jobs file and ``hfrender.toml`` both
+    say it: ``{where}: unknown field 'sampels'{of}; did you mean 'samples'?`` (``of``: `` for
+    a render job``), with the units of another tool's name meant; ``; known: ...`` (``names``,
+    spelt with dashes) where none is near (was hfrender.toml's "did you mean sampels ->
+    samples?")."""
+    head = f"{where}: unknown field {raw!r}{of}"
+    near = meant(raw.replace("_", "-"), names)
+    if near:
+        return f"{head}; did you mean {near[0]!r}?{units_note(raw, near[0])}"
+    return f"{head}; known: {', '.join(names)}"
+
+
 def first_line(exc: BaseException) -> str:
     """The message's first line; for an error a Ray task raised, its cause's (Ray's own
     first line names only the task and its process)."""

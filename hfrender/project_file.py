@@ -18,11 +18,16 @@ from hfrender.config import (
     parse_range,
     parse_size,
 )
-from hfrender.errors import InputError, as_given, meant, toml_said, units_note
+from hfrender.errors import InputError, InputErrors, as_given, toml_said, unknown_key
 from hfrender.frame_range import parse_frames
 from hfrender.io.sequence_names import check_output_name
 
 PROJECT_FILE = "hfrender.toml"
+PER_RUN = {"resume", "keep_samples"}  # one run's settings, refused here
+
+
+class ConfigErrors(InputErrors, ConfigError):
+    """Several bad keys of hfrender.toml, one line each (a :class:`ConfigError` too)."""
 
 
 def project_settings(folder: Path | None = None, raw: bool = False) -> dict[str, Any]:
@@ -58,15 +63,11 @@ def project_settings(folder: Path | None = None, raw: bool = False) -> dict[str,
                           "command line's (a size and a frame rate); in hfrender.toml give "
                           f"size and fps (-ql is size = \"{PRESETS['l'][0][0]}x"
                           f"{PRESETS['l'][0][1]}\", fps = {PRESETS['l'][1]:g})")
-    if unknown:
-        near = {u: [m.replace("-", "_") for m in meant(  # (another tool's name too)
-            u.replace("_", "-"), [k.replace("_", "-") for k in known])] for u in unknown}
-        if all(near.values()):  # each a misspelling: the names meant, not the whole list
-            pairs = ", ".join(f"{u} -> {n[0]}{units_note(u, n[0])}" for u, n in near.items())
-            raise ConfigError(f"{path}: unknown setting(s) in [render]: did you mean {pairs}?")
-        raise ConfigError(f"{path}: unknown setting(s) {', '.join(unknown)} in [render]; "
-                          f"known: {', '.join(sorted(known))}")
-    per_run = sorted(set(table) & {"resume", "keep_samples"})
+    if unknown:  # each its line, as a jobs file says it, in the file's order
+        names = sorted(k.replace("_", "-") for k in known - PER_RUN)
+        raise ConfigErrors([ConfigError(unknown_key(f"{path}: [render]", spelt[u], names))
+                            for u in table if u in unknown])
+    per_run = sorted(set(table) & PER_RUN)
     if per_run:  # a project file's keep_samples replaced one store with every shot's
         raise ConfigError(f"{path}: [render] {per_run[0]} belongs to one run, not to every "
                           "render of the project: give it on the command line")

@@ -1071,8 +1071,8 @@ def test_hfrender_toml_here_goes_under_a_render_jobs_defaults(folder, monkeypatc
     frames = {j.name: j for j in load_jobs(jobs, {})}["frames"].render_config()
     assert frames.size == (16, 8) and frames.fps == 12  # the job's own over the file's
     (folder / "hfrender.toml").write_text('[render]\nsampels = 2\n')
-    with pytest.raises(ConfigError, match=r"hfrender.toml: unknown setting\(s\) in \[render\]: "
-                                          r"did you mean sampels -> samples\?"):
+    with pytest.raises(ConfigError, match=r"hfrender.toml: \[render\]: unknown field 'sampels'; "
+                                          r"did you mean 'samples'\?$"):
         load_jobs(jobs, {})
     only_fx = folder / "fx.toml"
     only_fx.write_text('[[job]]\nname = "smooth"\ninput = "clip.mp4"\noutput = "s.mp4"\n'

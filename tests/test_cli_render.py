@@ -677,12 +677,15 @@ def test_a_shutter_given_in_frames_is_said(tmp_path, caplog, shutter, said):
     ('quality = "low"', r"\[render\] quality: the presets -ql, -qm, -qh are the command "
                         r"line's \(a size and a frame rate\); in hfrender.toml give size and "
                         r'fps \(-ql is size = "854x480", fps = 15\)$'),
-    ("samlpes = 4", r"unknown setting\(s\) in \[render\]: did you mean samlpes -> samples\?$"),
+    # as a jobs file says it (was: "did you mean samlpes -> samples?")
+    ("samlpes = 4", r"hfrender.toml: \[render\]: unknown field 'samlpes'; did you mean "
+                    r"'samples'\?$"),
     # Unreal's (was: "temporal_samples -> keep_samples", a sample store's folder)
-    ("temporal_samples = 8", r"\[render\]: did you mean temporal_samples -> samples\?$"),
-    ("shutter_speed = 48", r"\[render\]: did you mean shutter_speed -> shutter \(shutter is "
-                           r"an angle in degrees: a shutter speed of 1/S s at F fps is 360 F "
-                           r"/ S \(1/48 s at 24 fps: 180\)\)\?$"),
+    ("temporal_samples = 8", r"\[render\]: unknown field 'temporal_samples'; did you mean "
+                             r"'samples'\?$"),
+    ("shutter_speed = 48", r"\[render\]: unknown field 'shutter_speed'; did you mean 'shutter'\? "
+                           r"\(shutter is an angle in degrees: a shutter speed of 1/S s at F fps "
+                           r"is 360 F / S \(1/48 s at 24 fps: 180\)\)$"),
     # an output of another type was an internal error ("expected str, ... not int"), a bit
     # depth no output takes was left out without a word (as a PNG's 12 is)
     ("output = 5", r"\[render\] output = 5 must be a file name: a video \(out.mp4\) or an "
@@ -731,6 +734,25 @@ def test_a_project_files_unknown_key_names_what_is_meant(tmp_path, monkeypatch, 
     assert main(["render", BAR, "-o", str(tmp_path / "o.mp4")]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and re.search(said, err.rstrip("\n")), err
+
+
+def test_a_misspelt_key_reads_alike_in_hfrender_toml_and_a_jobs_file(tmp_path, monkeypatch,
+                                                                    capsys):
+    """hfrender.toml's "did you mean sampels -> samples?" read awkwardly beside a jobs file's
+    line for the same mistake; now both say it in one wording (errors.unknown_key)."""
+    monkeypatch.chdir(tmp_path)
+    jobs = tmp_path / "jobs.toml"
+    jobs.write_text(f'[defaults]\nsampels = 4\n[[job]]\nname = "a"\nscene = "{BAR}"\n'
+                    'output = "a.mp4"\n')
+    assert main(["batch", str(jobs)]) == 2
+    assert capsys.readouterr().err == (f"hfrender: error: {jobs}: [defaults]: unknown field "
+                                       "'sampels' for a render or fx job; did you mean "
+                                       "'samples'?\n")
+    toml = tmp_path / "hfrender.toml"
+    toml.write_text("[render]\nsampels = 4\n")
+    assert main(["render", BAR, "-o", "b.mp4"]) == 2
+    assert capsys.readouterr().err == (f"hfrender: error: {toml}: [render]: unknown field "
+                                       "'sampels'; did you mean 'samples'?\n")
 
 
 @pytest.mark.parametrize("fps, said", [(30.84, "30.8 frames/s"), (1.0, "1.0 frames/s"),
