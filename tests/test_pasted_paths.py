@@ -70,7 +70,9 @@ def test_a_failed_sequence_render_quotes_its_kept_folder_and_store(tmp_path, cap
     assert sorted(p.name for p in kept.glob("*.png")) == [f"{i:04d}.png" for i in range(16)]
     assert err.endswith(
         f"/late.py:10); the 16 frames finished so far are in '{kept}/%04d.png' "
-        f"({shots}/%04d.png is untouched); the unfinished sample store "
+        f"({shots}/%04d.png is untouched); mend the scene, then run the same command "
+        "again: it starts over (--resume without --keep-samples goes on from frame 16 only "
+        "while the scene's files are unchanged); the unfinished sample store "
         f"'{tmp_path}/my store.partial' can go (a store holds a whole render)\n"), err
     assert _pasted(err, " are in ", " (") == [str(kept / "%04d.png")]
     assert _pasted(err, " sample store ", " can go") == [f"{store}.partial"]

@@ -6,6 +6,7 @@ from test_render import write_scene
 
 import hfrender as hf
 from hfrender.cli import main
+from hfrender.scene.loader import SceneUpdateError
 
 RAISES = """
 class Late(hf.Scene):
@@ -22,24 +23,53 @@ class Late(hf.Scene):
 """
 
 
-def test_a_scene_error_does_not_offer_a_resume_that_mending_the_scene_refuses(tmp_path,
-                                                                             capsys):
-    """update(t) raised after a whole segment: the kept segments are said, but not as
-    "once that is mended, the same command with --resume goes on" (mending the scene
+def test_a_scene_error_does_not_offer_a_resume_that_mending_the_scene_refuses(
+        tmp_path, monkeypatch, capsys):
+    """update(t) raised after a whole segment: the line says what to do next, mend the scene
+    and run the command again, which starts over (it said the segments were "kept for
+    --resume" and then "render again without --resume", a reader's contradiction; and not
+    "once that is mended, the same command with --resume goes on": mending the scene
     changes it, and --resume refuses a changed scene)."""
+    monkeypatch.chdir(tmp_path)
     scene = write_scene(tmp_path, RAISES)
-    out = tmp_path / "late.mp4"
-    args = ["render", str(scene), "-o", str(out), "--size", "64x36", "--samples", "2"]
-    assert main(args) == 1
-    err = capsys.readouterr().err
-    assert "RuntimeError: boom" in err and "in whole segments are kept" in err, err
-    assert "once that is mended, the same command with --resume" not in err, err
-    assert err.rstrip().endswith("only while the scene's files are unchanged: once the "
-                                 "scene is mended, render again without --resume"), err
+    line = 1 + [i for i, t in enumerate(scene.read_text().splitlines()) if "boom" in t][0]
+    args = ["render", "scene.py", "-o", "late.mp4", "--size", "64x36", "--samples", "2"]
+    assert main(args) == 1  # 30 fps: frame 36's second sub-frame at 1.2 + 1/240 s
+    assert capsys.readouterr().err == (
+        "hfrender: error: scene error in update(t) at t=1.20417 s (output frame 36): "
+        f"RuntimeError: boom (scene.py:{line}); the 30 frames finished so far are in "
+        "late.partial.mp4 (late.mp4 is not written); mend the scene, then run the same "
+        "command again: it starts over (--resume goes on from frame 30 only while the "
+        "scene's files are unchanged)\n")
+    assert main([*args, "--resume"]) == 1  # unchanged: it goes on, and raises again
+    capsys.readouterr()
     scene.write_text(scene.read_text().replace('raise RuntimeError("boom")', "pass"))
     assert main([*args, "--resume"]) == 2  # what the message says: refused, changed
     assert "the scene file changed" in capsys.readouterr().err
-    assert main(args) == 0 and out.exists()
+    assert main(args) == 0 and (tmp_path / "late.mp4").exists()
+
+
+def test_a_scene_error_in_a_sequence_or_a_call_says_the_next_step_too(tmp_path, monkeypatch,
+                                                                     capsys):
+    """An image sequence's line said nothing of what next; hf.render's says it in its
+    keywords (the same call, resume=True), from the first frame of its range."""
+    monkeypatch.chdir(tmp_path)
+    scene = write_scene(tmp_path, RAISES)
+    line = 1 + [i for i, t in enumerate(scene.read_text().splitlines()) if "boom" in t][0]
+    assert main(["render", "scene.py", "-o", "f/%02d.png", "--size", "32x18", "--samples",
+                 "2", "--frames", "30:"]) == 1
+    assert capsys.readouterr().err == (
+        "hfrender: error: scene error in update(t) at t=1.20417 s (output frame 36): "
+        f"RuntimeError: boom (scene.py:{line}); the 6 frames finished so far are in "
+        "'f/##.png.partial/%02d.png' (f/%02d.png is untouched); mend the scene, then run "
+        "the same command again: it starts over (--resume goes on from frame 36 only while "
+        "the scene's files are unchanged)\n")
+    with pytest.raises(SceneUpdateError) as raised:
+        hf.render(str(scene), "late.mp4", size=(32, 18), samples=2, frames="6:")
+    assert str(raised.value).endswith(
+        "the 30 frames finished so far are in late.partial.mp4 (late.mp4 is not written); "
+        "mend the scene, then make the same call again: it starts over (resume=True goes on "
+        "from frame 36 only while the scene's files are unchanged)"), str(raised.value)
 
 
 @pytest.mark.parametrize("line, said", [

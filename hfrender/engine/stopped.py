@@ -14,6 +14,7 @@ from hfrender.errors import HFRenderError, first_line, pastable, spelling, syste
 from hfrender.frame_range import n_frames
 from hfrender.io.sequence_names import is_sequence
 from hfrender.io.store import partial_dir
+from hfrender.scene.loader import SceneUpdateError
 
 
 def failed_line(config: RenderConfig, stats: Any, exc: BaseException) -> BaseException | None:
@@ -27,7 +28,8 @@ def failed_line(config: RenderConfig, stats: Any, exc: BaseException) -> BaseExc
     unfinished = _unfinished_store(config)  # (unless the store's error names it)
     said = ((f"; {_kept(config, stats)}" if stats.partial else "")
             + ("" if spelling().on("resume") in str(exc)
-               else _kept_for_resume(config.output, exc, bool(config.keep_samples)))
+               else _after_scene_error(config) if isinstance(exc, SceneUpdateError)
+               else _kept_for_resume(config.output, bool(config.keep_samples)))
             + ("" if f"{config.keep_samples}.partial" in str(exc) else unfinished))
     return type(exc)(f"{first_line(exc)}{said}") if said else None
 
@@ -125,34 +127,59 @@ def kept_apart(frames: int, partial: str, output: str) -> str:
             f"{pastable(partial)} ({output} {fate})")
 
 
-def _kept_for_resume(output: str, exc: BaseException | None = None,
-                     keeping: bool = False) -> str:
+def _kept_for_resume(output: str, keeping: bool = False) -> str:
     """``; the 64 frames in whole segments are kept: ...`` where a failed run of a video
     ``output`` kept segments for ``--resume`` (was: a full disk's error said nothing of
     them), ``; the 6 finished frames are kept in '.../.f_####.png.partial': ...`` where a
     sequence's stay in its hidden folder (one made read-only under the run: were said
-    nothing of, a trial), else ``""``. After the scene's own error (``exc``) the scene is
-    what is mended, and ``--resume`` refuses a changed scene: said so (was: "once that is
-    mended, the same command with --resume goes on", which then refused it, a trial); so
-    does a render ``keeping`` a sample store (--resume without --keep-samples goes on: was
-    told with it, which is refused)."""
-    from hfrender.io.resume import frames_kept, kept_work
+    nothing of, a trial), else ``""``; a render ``keeping`` a sample store is told to go on
+    without it (--resume refuses a store: was told with it)."""
+    from hfrender.io.resume import frames_kept
     from hfrender.io.segments import resumable
-    from hfrender.scene.loader import SceneUpdateError
 
     said = spelling()  # (hf.render's: "the same call with resume=True")
     resume, same = said.on("resume"), "the same command" if said.flags else "the same call"
-    goes_on = (f" for {resume}, which goes on from them only while the scene's files are "
-               f"unchanged: once the scene is mended, render again without {resume}"
-               if isinstance(exc, SceneUpdateError) else
-               f": {same} without {said.name('keep_samples')} and with {resume} goes on from"
+    goes_on = (f": {same} without {said.name('keep_samples')} and with {resume} goes on from"
                " them" if keeping else
                f": once that is mended, {same} with {resume} goes on from them")
     if is_sequence(output):  # (in its partial folder: said by the partial output's line)
-        folder = kept_work(output)
-        kept = frames_kept(output) if folder is not None and folder.name[0] == "." else 0
-        return (f"; the {kept} finished frame{'s are' if kept != 1 else ' is'} kept in "
-                f"{pastable(folder)}{goes_on}" if kept else "")
+        hidden = _hidden_frames(output)
+        return f"{hidden}{goes_on}" if hidden else ""
     kept = frames_kept(output) if resumable(output) else 0
     return (f"; the {n_frames(kept)} in whole segments {'is' if kept == 1 else 'are'} kept"
             f"{goes_on}" if kept else "")
+
+
+def _hidden_frames(output: str) -> str:
+    """``; the 6 finished frames are kept in '.../.f_####.png.partial'`` where a sequence's
+    finished frames stay in its hidden folder, else ``""``."""
+    from hfrender.io.resume import frames_kept, kept_work
+
+    folder = kept_work(output)
+    kept = frames_kept(output) if folder is not None and folder.name[0] == "." else 0
+    return (f"; the {kept} finished frame{'s are' if kept != 1 else ' is'} kept in "
+            f"{pastable(folder)}" if kept else "")
+
+
+def _after_scene_error(config: RenderConfig) -> str:
+    """What to do after the scene's own error, where work is kept to go on from: ``; mend
+    the scene, then run the same command again: it starts over (--resume goes on from frame
+    30 only while the scene's files are unchanged)`` (mending the scene changes it, and
+    --resume refuses a changed scene, and a sample store: without it; was: the segments
+    "kept for --resume" and then "render again without --resume" in one line, read as
+    contradictory; a sequence's said nothing of what next), else ``""``."""
+    from hfrender.frame_range import start_of
+    from hfrender.io.resume import frames_kept
+    from hfrender.io.segments import resumable
+
+    output = config.output
+    kept = frames_kept(output) if is_sequence(output) or resumable(output) else 0
+    if not kept:
+        return ""
+    said = spelling()
+    again = "run the same command again" if said.flags else "make the same call again"
+    hidden = _hidden_frames(output) if is_sequence(output) else ""
+    store = f" without {said.name('keep_samples')}" if config.keep_samples else ""
+    return (f"{hidden}; mend the scene, then {again}: it starts over ({said.on('resume')}"
+            f"{store} goes on from frame {start_of(config.frames) + kept} only while the "
+            "scene's files are unchanged)")
