@@ -150,6 +150,9 @@ def system_refused(exc: BaseException) -> SystemRefused | None:
     return said
 
 
+SHORT = {"output": "-o"}  # the flags a line names by their short form
+
+
 @dataclass(frozen=True)
 class Spelling:
     """How a message names a setting: as a flag (``--dof-method``, ``--dof depth``,
@@ -163,7 +166,7 @@ class Spelling:
 
     def name(self, key: str) -> str:
         dashed = key.replace("_", "-")
-        return "--" + dashed if self.flags else dashed if self.toml else key
+        return SHORT.get(key, "--" + dashed) if self.flags else dashed if self.toml else key
 
     def said(self, key: str, value: object) -> str:
         if self.toml:

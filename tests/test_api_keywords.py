@@ -151,3 +151,76 @@ def test_numpy_numbers_are_a_frame_and_a_time():
         hf.still(BAR, frame=np.True_, **still)
     assert str(refused.value) == ("frame=np.True_: give an output frame's number, "
                                   "an integer >= 0")
+
+
+GIF_MUXER = "(ffmpeg: gif muxer supports only codec gif for type video)"
+MEMORY = (r"1920x1080 with 4096 sub-frames per output frame needs [\d.]+ GiB \([\d.]+ GiB for 2 "
+          r"hyperframe slots of 4096 sub-frames and 0.2 GiB to draw, fuse and encode each "
+          r"frame\), more than the 6.4 GiB this process may use: ")  # (of 8 GiB, below)
+
+
+@pytest.mark.parametrize("output, options, flags, said, flagged", [
+    # the encoder and the output (were the flags to a caller too, "--codec gif: -o x.mp4")
+    ("x.mp4", {"codec": "libx26"}, ["--codec", "libx26"],
+     "codec='libx26': this ffmpeg has no such encoder (did you mean libx265? hfrender info -v "
+     "lists its video encoders)",
+     "--codec libx26: this ffmpeg has no such encoder (did you mean libx265? hfrender info -v "
+     "lists its video encoders)"),
+    ("x.mp4", {"codec": "gif"}, ["--codec", "gif"],
+     "codec='gif': output='x.mp4' cannot hold it (a GIF is written as .gif: output='x.gif')",
+     "--codec gif: -o x.mp4 cannot hold it (a GIF is written as .gif: -o x.gif)"),
+    ("x.gif", {"codec": "libx264"}, ["--codec", "libx264"],
+     f"codec='libx264': output='x.gif' cannot hold it {GIF_MUXER}",
+     f"--codec libx264: -o x.gif cannot hold it {GIF_MUXER}"),
+    # a size the encoder refuses: the pixel format and the output as given
+    ("x.mp4", {"size": (15, 9)}, ["--size", "15x9"],
+     "size 15x9: libx264 video in yuv420p needs an even width and height; use 14x8, or "
+     "pix_fmt='yuv444p', or write a PNG sequence (output='frames/%05d.png')",
+     "size 15x9: libx264 video in yuv420p needs an even width and height; use 14x8, or "
+     "--pix-fmt yuv444p, or write a PNG sequence (-o frames/%05d.png)"),
+    # what to lower where memory is short (were the flags to a caller), and a granularity
+    # (was the keyword to the command)
+    ("x.mp4", {"samples": 4096, "size": (1920, 1080), "backend": "cpu"},
+     ["--samples", "4096", "--size", "1920x1080", "--backend", "cpu"],
+     MEMORY + "lower samples or size",
+     MEMORY + "lower --samples or --size"),
+    ("x.mp4", {"samples": 4096, "size": (1920, 1080), "granularity": 4096, "backend": "cpu"},
+     ["--samples", "4096", "--size", "1920x1080", "--granularity", "4096", "--backend", "cpu"],
+     MEMORY + "lower granularity, samples or size", MEMORY + "lower --granularity, --samples "
+     "or --size"),
+    ("x.mp4", {"samples": 8, "granularity": 12}, ["--samples", "8", "--granularity", "12"],
+     "granularity=12: a hyperframe holds 0 carried sub-frames plus whole output frames of 8; "
+     "use 8 or 16", "--granularity 12: a hyperframe holds 0 carried sub-frames plus whole "
+     "output frames of 8; use 8 or 16"),
+])
+def test_encoder_size_and_memory_lines_name_settings_as_each_caller_gave_them(
+        tmp_path, monkeypatch, capsys, output, options, flags, said, flagged):
+    """A Python caller's line names the keywords, the command's the flags (each checked
+    by hand: fps, samples, shutter, size, dof and codec; these said the other's)."""
+    import re
+
+    def pattern(line):  # the memory's lines: the figures of a pool and a frame
+        return line if "GiB" in line else re.escape(line)
+
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr("hfrender.hyperframe.builder.free_memory_bytes", lambda: 8 * 2**30)
+    with pytest.raises(hf.InputError) as info:
+        hf.render(BAR, output, **{"size": (16, 8), **options})
+    assert re.fullmatch(pattern(said), str(info.value)), str(info.value)
+    assert main(["render", BAR, "-o", output, "--size", "16x8", *flags]) == 2
+    err = capsys.readouterr().err
+    assert re.fullmatch(f"hfrender: error: {pattern(flagged)}\n", err), err
+    assert not (tmp_path / output).exists()
+
+
+def test_a_projects_codec_is_left_out_of_a_gif_by_a_call_as_by_the_command(tmp_path,
+                                                                           monkeypatch):
+    """hfrender.toml's codec = "libx264" is meant for its videos: a .gif leaves it out, in
+    hf.render too (the refusal it is told by names the codec in the call's keywords now)."""
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "hfrender.toml").write_text('[render]\ncodec = "libx264"\n')
+    hf.render(BAR, "x.gif", size=(16, 8), duration=0.1, samples=1)
+    assert main(["render", BAR, "-o", "y.gif", "--size", "16x8", "--duration", "0.1",
+                 "--samples", "1", "--quiet"]) == 0
+    assert (tmp_path / "x.gif").read_bytes()[:6] == (tmp_path / "y.gif").read_bytes()[:6] \
+        == b"GIF89a"

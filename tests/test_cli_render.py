@@ -421,7 +421,7 @@ def test_preview_without_a_display_is_one_clear_line(tmp_path, monkeypatch, caps
 
 @pytest.mark.parametrize("args, message", [
     (["--samples", "8", "--granularity", "12"],
-     r"granularity=12: a hyperframe holds 0 carried sub-frames plus whole output frames of "
+     r"--granularity 12: a hyperframe holds 0 carried sub-frames plus whole output frames of "
      r"8; use 8 or 16"),
     (["--samples", "4096", "-qh"],
      r"1920x1080 with 4096 sub-frames per output frame needs [\d.]+ GiB \([\d.]+ GiB for 2 "

@@ -12,7 +12,7 @@ from collections.abc import Callable
 from typing import Any
 
 from hfrender.config import ConfigError
-from hfrender.errors import HFRenderError, as_given, toml_said
+from hfrender.errors import FLAG, HFRenderError, as_given, spelt, toml_said
 
 log = logging.getLogger(__name__)
 
@@ -71,15 +71,16 @@ def _refusal(values: dict, probe: Callable[[Any], None] | None) -> BaseException
     from hfrender.io.encoding import Encoding, check_encoding
     from hfrender.io.writers import check_output
 
-    try:
-        config: Any = RenderConfig(**values)
-        output_dtype(config.output, config.bit_depth, False, config.codec, config.transparent)
-        check_encoding(config.output, config.codec, Encoding.of(config))
-        check_output(config.output, config.size, config.codec, alpha=config.transparent,
-                     pix_fmt=config.pix_fmt)
-        check_passes(config)
-        if probe is not None:
-            probe(config)
+    try:  # told by the flags (:data:`FLAGS`), whoever renders (hf.render's: keywords)
+        with spelt(FLAG):
+            config: Any = RenderConfig(**values)
+            output_dtype(config.output, config.bit_depth, False, config.codec, config.transparent)
+            check_encoding(config.output, config.codec, Encoding.of(config))
+            check_output(config.output, config.size, config.codec, alpha=config.transparent,
+                         pix_fmt=config.pix_fmt)
+            check_passes(config)
+            if probe is not None:
+                probe(config)
     except (HFRenderError, TypeError, ValueError) as exc:  # (a value of a wrong type: the
         return exc  # job's own check tells it)
     return None

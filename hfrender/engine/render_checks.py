@@ -36,7 +36,7 @@ def check_encoder(output: str, codec: str | None, size: tuple[int, int] = (640, 
     --bitrate, --pix-fmt); neither ``codec`` nor ``encoding``: nothing to check."""
     if codec is None and not encoding and not getattr(encoding, "alpha", False):
         return
-    from hfrender.io.container_fit import gif_misfit, private_stream
+    from hfrender.io.container_fit import cannot_hold, gif_misfit, private_stream
     from hfrender.io.encoding import check_encoding
     from hfrender.io.ffmpeg import MUXERS, bare, encode_command
     from hfrender.io.writers import check_output
@@ -62,8 +62,7 @@ def check_encoder(output: str, codec: str | None, size: tuple[int, int] = (640, 
     if res.returncode == 0:
         private = private_stream(output, cmd, frame)  # MPEG-TS takes any codec, unsaid
         if private is not None:
-            raise ConfigError(f"--codec {chosen}: -o {output} cannot hold it (ffmpeg: "
-                              f"{private})")
+            raise ConfigError(f"{cannot_hold(chosen, output)} (ffmpeg: {private})")
         return
     said = [bare(x) for x in res.stderr.decode(errors="replace").splitlines()]  # (without
     # "[h264_nvenc @ 0x...]")
@@ -72,12 +71,14 @@ def check_encoder(output: str, codec: str | None, size: tuple[int, int] = (640, 
         r"supports only|Could not find tag for codec|supported for WebM|only supported in|"
         r"muxing is currently not supported", x)), None)
     if held is not None:  # the container's muxer, not the encoder
-        raise ConfigError(f"--codec {chosen}: -o {output} cannot hold it (ffmpeg: {held})")
+        raise ConfigError(f"{cannot_hold(chosen, output)} (ffmpeg: {held})")
     if codec is None:
         raise ConfigError(f"{encoding.given()}: {chosen} does not start with these settings: "
                           f"{why}")
-    raise ConfigError(f"--codec {codec}: the encoder does not start on this machine: {why} "
-                      "(leave --codec out for the output's default encoder)")
+    said = spelling()
+    raise ConfigError(f"{said.said('codec', codec)}: the encoder does not start on this "
+                      f"machine: {why} (leave {said.name('codec')} out for the output's "
+                      "default encoder)")
 
 
 def auto_or_int(name: str, text: str) -> int | str:

@@ -17,7 +17,7 @@ import hfrender
 from hfrender.config import ConfigError, RenderConfig
 from hfrender.engine.files_read import with_later_files
 from hfrender.engine.offload import FusionProcessError, FusionProcesses
-from hfrender.errors import BackendUnavailable
+from hfrender.errors import BackendUnavailable, spelling
 from hfrender.frame_range import kept_as, n_frames, start_of
 from hfrender.hyperframe import shared
 from hfrender.hyperframe.builder import DEFAULT_CAP, HyperFrameBuilder
@@ -166,9 +166,10 @@ def check_granularity(config: RenderConfig, plan: Plan, frame_bytes: int,
         g, need = config.granularity, plan.overlap + plan.step
         if g < need or (g - plan.overlap) % plan.step:
             ok = plan.overlap + plan.step * max(1, (g - plan.overlap) // plan.step)
-            raise ConfigError(
-                f"granularity={g}: a hyperframe holds {plan.overlap} carried sub-frames plus "
-                f"whole output frames of {plan.step}; use {ok} or {ok + plan.step}")
+            raise ConfigError(  # (was granularity=12 to the command too)
+                f"{spelling().said('granularity', g)}: a hyperframe holds {plan.overlap} "
+                f"carried sub-frames plus whole output frames of {plan.step}; use {ok} or "
+                f"{ok + plan.step}")
     slots = slot_count(config.max_in_flight)
     frames = plan.overlap + plan.step if config.granularity == "auto" else config.granularity
     pool = slots * frames * frame_bytes
@@ -176,10 +177,12 @@ def check_granularity(config: RenderConfig, plan: Plan, frame_bytes: int,
     textures = BUFFER_BYTES_PER_PIXEL * buffers * config.size[0] * config.size[1]
     work = per * config.size[0] * config.size[1] + textures
     host = free_memory_bytes() * 0.8  # (was: compared with 80%, the whole said, a trial)
-    knobs = (["--granularity"] if config.granularity != "auto" else []) + (
-        ["--samples"] if plan.per_output > 1 else []) + ["--size"]  # (--samples at 1 too, was)
+    said = spelling()  # (hf.render's keywords: were the flags to it too)
+    knobs = [said.name(k) for k in ["granularity"] * (config.granularity != "auto") + [
+        "samples"] * (plan.per_output > 1) + ["size"]]  # (--samples at 1 too, was)
     lower = (", ".join(knobs[:-1]) + " or " if len(knobs) > 1 else "") + knobs[-1] + (
-        " (or --reconstruct off, or --dof lens)" if heavy else "")
+        f" (or {said.said('reconstruct', 'off')}, or {said.said('dof', 'lens')})" if heavy
+        else "")
     sub = "sub-frame"  # (was: "slots of 1 sub-frames", "with 1 sub-frames per ...", a trial)
     slotted = f"{pool / 2**30:.1f} GiB for {slots} hyperframe slots of {n_frames(frames, sub)}"
     drawn = f"{work / 2**30:.1f} GiB to draw, fuse and encode each frame" + (

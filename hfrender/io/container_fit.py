@@ -10,6 +10,7 @@ from __future__ import annotations
 import subprocess
 from pathlib import Path
 
+from hfrender.errors import spelling
 from hfrender.io.ffmpeg import VIDEO_SUFFIXES, bare
 from hfrender.io.sequence_names import is_picture, is_sequence
 
@@ -23,10 +24,17 @@ def gif_misfit(output: str, chosen: str) -> str | None:
     if (chosen == "gif") == (path.suffix.lower() == ".gif"):
         return None
     if chosen == "gif":
-        return (f"--codec gif: -o {output} cannot hold it (a GIF is written as .gif: -o "
-                f"{path.with_suffix('.gif')})")
-    return (f"--codec {chosen}: -o {output} cannot hold it (a .gif holds the gif encoder's "
-            "frames alone: leave --codec out)")
+        return (f"{cannot_hold(chosen, output)} (a GIF is written as .gif: "
+                f"{spelling().said('output', str(path.with_suffix('.gif')))})")
+    return (f"{cannot_hold(chosen, output)} (a .gif holds the gif encoder's frames alone: "
+            f"leave {spelling().name('codec')} out)")
+
+
+def cannot_hold(chosen: str, output: str) -> str:
+    """``--codec X: -o OUT cannot hold it``, in the caller's spelling (hf.render's: ``codec='X':
+    output='OUT' ...``; was the flags to it too)."""
+    said = spelling()
+    return f"{said.said('codec', chosen)}: {said.said('output', output)} cannot hold it"
 
 
 def codec_unused(output: str, codec: str | None, words: tuple[str, str] = ("--codec", "-o")

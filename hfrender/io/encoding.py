@@ -18,7 +18,7 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
-from hfrender.errors import InputError, about
+from hfrender.errors import InputError, about, spelling
 from hfrender.io.sequence_names import is_picture, is_sequence
 
 FLAGS = {"crf": "--crf", "preset": "--preset", "bitrate": "--bitrate", "pix_fmt": "--pix-fmt"}
@@ -371,9 +371,9 @@ def odd_size_refusal(codec: str, pix_fmt: str, size: tuple[int, int], for_footag
     else:  # (reexpose has no --size: was "use 16x8" there too)
         fit = (max(sw, size[0] - size[0] % sw), max(sh, size[1] - size[1] % sh))
         fix, seq = "" if size_of else "use {}x{}".format(*fit), "frames/%05d.png"
-    full = full_chroma(codec, pix_fmt)  # (its depth: yuv444p10le, not yuv444p)
-    fixes = [fix] * bool(fix) + [f"{'' if fix else 'give '}--pix-fmt {full}"] * bool(
-        full) + [f"write a PNG sequence (-o {seq})"]
+    full, said = full_chroma(codec, pix_fmt), spelling()  # (yuv444p10le's depth, kept)
+    fixes = [fix] * bool(fix) + [f"{'' if fix else 'give '}{said.said('pix_fmt', full)}"] * \
+        bool(full) + [f"write a PNG sequence ({said.said('output', seq)})"]
     whose = f" ({size_of})" if size_of else ""
     return (f"size {size[0]}x{size[1]}{whose}: {codec} video in {pix_fmt} needs {what}; "
             f"{', or '.join(fixes)}")

@@ -18,7 +18,7 @@ from typing import Any, Protocol
 
 import numpy as np
 
-from hfrender.errors import HFRenderError, InputError, about, nearest
+from hfrender.errors import HFRenderError, InputError, about, nearest, spelling
 from hfrender.io.ffmpeg import (
     VIDEO_SUFFIXES,
     Soundtrack,
@@ -145,7 +145,7 @@ def check_output(path: str, size: tuple[int, int], codec: str | None = None, *,
         raise about(WriterError, "codec", chosen, ": this ffmpeg has no such encoder ("
                     + (f"did you mean {near[0]}? " if near else "")  # (a file's codec named
                     + "hfrender info -v lists its video encoders)",  # as the file gives it)
-                    head=f"--codec {chosen}")
+                    head=spelling().said("codec", chosen))
     if alpha and chosen not in ALPHA_PIX_FMTS:
         raise WriterError(f"{alpha_from}: -o {path} ({chosen}) keeps no alpha; {KEEPS_ALPHA}")
     if alpha and pix_fmt is not None and not holds_alpha(pix_fmt):  # (was: dropped unsaid)
