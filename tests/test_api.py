@@ -368,7 +368,8 @@ def test_a_render_that_fails_midway_says_what_is_kept_as_the_command(tmp_path, m
 
     out = str(tmp_path / "f_%04d.png")
     monkeypatch.setattr(outputs, "commit_sequence", read_only)
-    monkeypatch.setattr(outputs, "keep_partial", lambda tmp, output: None)  # (read-only too)
+    monkeypatch.setattr(outputs, "keep_partial",  # (read-only too)
+                        lambda tmp, output, frames: None)
     with pytest.raises(hf.HFRenderError) as info:
         hf.render(BAR, out, size=(32, 8), samples=2, duration=0.2)
     assert str(info.value) == (

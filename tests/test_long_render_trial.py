@@ -215,7 +215,7 @@ def test_a_partial_output_whose_record_cannot_be_written_is_not_left(tmp_path, c
 
     from hfrender.io import outputs
 
-    def full(partial):
+    def full(partial, frames=None):
         raise OSError(errno.ENOSPC, "No space left on device", str(partial))
 
     (tmp_path / "glowing.py").write_text(GLOWING)

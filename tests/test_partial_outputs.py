@@ -12,11 +12,16 @@ from hfrender.io import outputs
 def test_a_kept_partial_is_recorded_replaced_and_removed_and_its_record_with_it(tmp_path):
     out = str(tmp_path / "loop.gif")  # a GIF keeps no segments: its tmp file is the partial
     record = tmp_path / ".loop.partial.gif.hfrender"
-    for frames in (b"first run", b"second run"):
+    for frames, count in ((b"first run", 5), (b"second run", 5)):  # (as many: replaced)
         tmp = outputs.temporary(out)
         Path(tmp).write_bytes(frames)
-        assert outputs.keep_partial(tmp, out) == str(tmp_path / "loop.partial.gif")
+        assert outputs.keep_partial(tmp, out, count) == str(tmp_path / "loop.partial.gif")
         assert (tmp_path / "loop.partial.gif").read_bytes() == frames and record.is_file()
+        assert outputs.partial_frames(out) == count
+    Path(tmp).write_bytes(b"third run")  # fewer frames: the second run's stay
+    assert outputs.keep_partial(tmp, out, 4) == str(tmp_path / "loop.partial.gif")
+    assert (tmp_path / "loop.partial.gif").read_bytes() == b"second run"
+    assert not Path(tmp).exists() and outputs.partial_frames(out) == 5
     outputs.check_partial_free(out)  # ours: no refusal
     outputs.remove_partial(out)  # the output complete: the partial and its record go
     assert not (tmp_path / "loop.partial.gif").exists() and not record.exists()

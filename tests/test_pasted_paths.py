@@ -129,6 +129,14 @@ def test_fx_quotes_the_folder_it_kept_failed_and_interrupted(tmp_path, capsys, m
     argv = ["fx", str(clip), "-o", str(out), "--motion-blur", "2"]
     monkeypatch.setattr("sys.argv", ["hfrender", *argv])
     assert main(argv) == 130
+    assert capsys.readouterr().err == (  # (the failed run's, more, stay)
+        f"interrupted: the 3 frames finished so far are not kept: '{kept}/%05d.png' holds "
+        f"more, an earlier run's {n}, and stays ({tmp_path}/my out/%05d.png is untouched); "
+        f"continue with: hfrender fx {clip} -o '{out}' --motion-blur 2 --resume\n") and n > 3
+    assert sorted(p.name for p in kept.glob("*.png")) == [f"{i:05d}.png" for i in range(n)]
+    shutil.rmtree(kept)  # none: this run's are kept
+    _stop_at(monkeypatch, PngSequenceWriter, "write", 4)
+    assert main(argv) == 130
     assert capsys.readouterr().err == (
         f"interrupted: the 3 frames finished so far are in '{kept}/%05d.png' ({tmp_path}/"
         f"my out/%05d.png is untouched); continue with: hfrender fx {clip} -o '{out}' "
@@ -173,7 +181,7 @@ def test_an_unfinished_run_whose_partial_name_is_taken_says_where_its_frames_sta
     tmp = outputs.temporary(str(out))
     Path(tmp).write_bytes(b"the unfinished frames")
     with pytest.raises(WriteFailed) as e:
-        outputs.keep_partial(tmp, str(out))
+        outputs.keep_partial(tmp, str(out), 3)
     said = str(e.value)
     assert said == f"{taken} is not hfrender's: the unfinished frames stay in {shlex.quote(tmp)}"
     assert _pasted(said, "stay in ", "\n") == [tmp] and Path(tmp).is_file()

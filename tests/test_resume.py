@@ -372,23 +372,23 @@ def test_starting_over_says_what_the_interrupted_run_had_finished(tmp_path, capl
 
     partial = tmp_path / "c.partial.mp4"  # an interrupted run's frames to watch (a trial:
     partial.write_bytes(out.read_bytes())  # removed by the next whole run without a word)
-    mark_partial(partial)
+    mark_partial(partial)  # (as an older hfrender did: its frames not recorded, but counted)
     caplog.clear()
     with caplog.at_level("WARNING", logger="hfrender.io.segments"):
         assert main(["render", str(path), "-o", str(out), *ARGS, "--duration", "0.2"]) == 0
     assert [r.getMessage() for r in caplog.records if r.name == "hfrender.io.segments"] == [
-        f"starting {out} over: c.partial.mp4, an interrupted run's frames to watch, is "
-        "removed once this run is complete (move it elsewhere to keep it)"]
+        f"starting {out} over: c.partial.mp4, an interrupted run's 6 frames to watch, stays "
+        "until this run is complete or stops with as many (move it elsewhere to keep it)"]
     assert not partial.exists()
     gif, partial = tmp_path / "c.gif", tmp_path / "c.partial.gif"  # a GIF is not resumed:
     partial.write_bytes(b"GIF89a interrupted")  # its partial one, the only copy, went
-    mark_partial(partial)  # unsaid (a trial)
+    mark_partial(partial)  # unsaid (a trial); its frames cannot be counted: it goes either way
     caplog.clear()
     with caplog.at_level("WARNING", logger="hfrender.io.segments"):
         assert main(["render", str(path), "-o", str(gif), *ARGS, "--duration", "0.2"]) == 0
     assert [r.getMessage() for r in caplog.records if r.name == "hfrender.io.segments"] == [
-        f"starting {gif} over: c.partial.gif, an interrupted run's frames to watch, is "
-        "removed once this run is complete (move it elsewhere to keep it)"]
+        f"starting {gif} over: c.partial.gif, an interrupted run's frames to watch, goes once "
+        "this run is complete or stops (move it elsewhere to keep it)"]
     assert gif.exists() and not partial.exists()
 
 

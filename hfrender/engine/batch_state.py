@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from hfrender.engine.batch_paths import stamp
-from hfrender.io.outputs import fingerprint
+from hfrender.io.partial_record import fingerprint
 from hfrender.io.sequence_names import is_sequence, pattern_files
 
 log = logging.getLogger(__name__)

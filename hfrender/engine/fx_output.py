@@ -254,7 +254,8 @@ class FxOutput:
             pass
         finally:
             if self.sequence and writer is not None and writer.frames_in_output:
-                self.stats.partial = outputs.keep_partial(self.tmp, self.output)
+                self.stats.partial = outputs.keep_partial(self.tmp, self.output,
+                                                          writer.frames_in_output)
                 self.stats.frames_kept = writer.frames_in_output
             elif self.tmp is not None:
                 outputs.discard(self.tmp, self.made)

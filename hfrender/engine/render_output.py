@@ -156,8 +156,8 @@ class RenderOutput:
                 if self.partial is None and not interrupted(self.output):  # nothing kept
                     outputs.take_back(self.made)
             elif self.frames and not getattr(self.writer, "failed", False):  # (a GIF whose
-                self.partial = outputs.keep_partial(self.tmp, self.output)  # ffmpeg failed,
-            #                            a full disk: cut short, unplayable; was kept as one)
+                # ffmpeg failed, a full disk: cut short, unplayable; was kept as one)
+                self.partial = outputs.keep_partial(self.tmp, self.output, self.frames)
             else:
                 outputs.discard(self.tmp, self.made)
 

@@ -119,12 +119,23 @@ def kept_apart(frames: int, partial: str, output: str) -> str:
     """What an interrupted or failed run kept: ``the 56 frames finished so far are in
     PARTIAL (OUTPUT is untouched)``, or ``(OUTPUT is not written)`` where there was none
     (a sequence's pattern names frames that may be there: untouched); PARTIAL as a shell
-    takes it (:func:`hfrender.errors.pastable`: ``'out/####.png.partial/%04d.png'``)."""
+    takes it (:func:`hfrender.errors.pastable`: ``'out/####.png.partial/%04d.png'``).
+    Where an earlier run's partial output held more frames, it stayed: ``the 41 frames
+    finished so far are not kept: PARTIAL holds more, an earlier run's 49, and stays``
+    (a video's: ``not joined into a partial video``, its whole segments kept)."""
+    from hfrender.io.outputs import outweighs
+    from hfrender.io.segments import resumable
+
     if not os.path.isabs(output):  # as the output was given: beside it, relative too
         partial = os.path.relpath(partial)
     fate = "is untouched" if is_sequence(output) or os.path.exists(output) else "is not written"
-    return (f"the {n_frames(frames)} finished so far {'is' if frames == 1 else 'are'} in "
-            f"{pastable(partial)} ({output} {fate})")
+    are = "is" if frames == 1 else "are"
+    held = outweighs(output, frames)
+    if held is not None:
+        how = "not joined into a partial video" if resumable(output) else "not kept"
+        return (f"the {n_frames(frames)} finished so far {are} {how}: {pastable(partial)} "
+                f"holds more, an earlier run's {held}, and stays ({output} {fate})")
+    return f"the {n_frames(frames)} finished so far {are} in {pastable(partial)} ({output} {fate})"
 
 
 def _kept_for_resume(output: str, keeping: bool = False) -> str:

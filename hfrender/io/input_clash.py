@@ -8,7 +8,8 @@ from collections.abc import Iterable
 from pathlib import Path
 
 from hfrender.errors import InputError, about
-from hfrender.io.outputs import ours, partial_name
+from hfrender.io.outputs import partial_name
+from hfrender.io.partial_record import ours
 from hfrender.io.sequence_names import is_sequence, pattern_files
 
 

@@ -5,7 +5,6 @@ same path is untouched until then)."""
 from __future__ import annotations
 
 import errno
-import hashlib
 import logging
 import os
 import re
@@ -18,6 +17,7 @@ from pathlib import Path
 
 from hfrender.errors import pastable
 from hfrender.io.durable import sync_all, sync_file, sync_folder
+from hfrender.io.partial_record import mark_partial, ours, record_of, recorded_frames
 from hfrender.io.sequence_commit import commit_sequence
 from hfrender.io.sequence_names import FIELD, is_sequence, pattern_files
 from hfrender.io.writers import WriteFailed, WriterError, folder_output
@@ -55,43 +55,6 @@ def partial_name(output: str) -> str:
     return str(out.with_name(f"{out.stem}.partial{out.suffix}"))
 
 
-def _record(partial: Path) -> Path:
-    """Beside a partial output hfrender wrote, the record that says so: its size and time
-    (a file of that name hfrender did not write, or changed since, is the user's)."""
-    return partial.with_name(f".{partial.name}.hfrender")
-
-
-def mark_partial(partial: str | Path) -> None:
-    """Record ``partial`` (just written) as hfrender's own, to replace or remove later."""
-    st = Path(partial).stat()
-    _record(Path(partial)).write_text(f"{st.st_size} {st.st_mtime_ns} "
-                                      f"{fingerprint(Path(partial))}\n")
-
-
-def fingerprint(path: Path, span: int = 1 << 20) -> str:
-    """A hash of the file's first and last ``span`` bytes: the same file after ``touch`` or
-    a copy (whose time is new), without reading all of a long video."""
-    digest = hashlib.sha256()
-    with open(path, "rb") as fh:
-        digest.update(fh.read(span))
-        fh.seek(max(0, path.stat().st_size - span))
-        digest.update(fh.read(span))
-    return digest.hexdigest()[:32]
-
-
-def ours(partial: Path) -> bool:
-    """Whether ``partial`` is the file hfrender recorded: its size, and its time or (was:
-    refused after a ``touch`` or a copy) its content."""
-    try:
-        size, mtime, *print_ = _record(partial).read_text().split()
-        st = partial.stat()
-        if st.st_size != int(size):
-            return False
-        return st.st_mtime_ns == int(mtime) or print_ == [fingerprint(partial)]
-    except (OSError, ValueError):
-        return False
-
-
 def check_partial_free(output: str, what: str = "-o") -> None:
     """Where an interrupted run of ``output`` would keep its frames (:func:`partial_name`)
     holds no file but hfrender's own: a file of that name that is not (a user's, another
@@ -122,7 +85,7 @@ def remove_partial(output: str) -> None:
         shutil.rmtree(old.parent, ignore_errors=True)
     elif ours(old) or not old.exists():  # a record whose partial is gone goes too
         old.unlink(missing_ok=True)
-        _record(old).unlink(missing_ok=True)
+        record_of(old).unlink(missing_ok=True)
 
 
 def kept_partial(output: str, since: float) -> str | None:
@@ -142,13 +105,40 @@ def kept_partial(output: str, since: float) -> str | None:
     return str(partial) if new else None
 
 
-def keep_partial(tmp: str, output: str) -> str | None:
-    """Move what an unfinished run wrote under ``tmp`` to :func:`partial_name`; its path
-    (None when there was nothing to keep)."""
+def partial_frames(output: str) -> int:
+    """The frames of the partial output (:func:`partial_name`) an interrupted run of
+    ``output`` kept: a video's that hfrender wrote, as its record says; a sequence's frames
+    in its folder; 0 where there is none."""
+    partial = Path(partial_name(output))
+    if not is_sequence(output):
+        return recorded_frames(partial) if ours(partial) else 0
+    rx = pattern_files(partial.name)
+    try:
+        return sum(1 for f in partial.parent.iterdir() if rx and rx.match(f.name))
+    except OSError:
+        return 0
+
+
+def outweighs(output: str, frames: int) -> int | None:
+    """The frames an earlier run of ``output`` kept in its partial output, where they are
+    more than ``frames`` (an unfinished run's): that partial output stays and this run's
+    frames are not kept there (were: put in its place, the fewer frames kept, though the
+    run had said it stays until the run is complete); else None."""
+    held = partial_frames(output)
+    return held if held > frames else None
+
+
+def keep_partial(tmp: str, output: str, frames: int) -> str | None:
+    """Move what an unfinished run wrote under ``tmp`` (``frames``) to :func:`partial_name`,
+    unless an earlier run's there holds more (:func:`outweighs`: it stays, ``tmp`` goes);
+    the partial output's path (None when there was nothing to keep)."""
     dst = partial_name(output)
     src = Path(tmp).parent if is_sequence(output) else Path(tmp)
     if not src.exists():
         return None
+    if outweighs(output, frames) is not None:  # (a sequence's: its manifest too, so that
+        discard(tmp)  # --resume goes on after the frames that stay)
+        return dst
     target = Path(dst).parent if is_sequence(output) else Path(dst)
     if is_sequence(output):
         shutil.rmtree(target, ignore_errors=True)  # an older run's partial frames
@@ -158,11 +148,11 @@ def keep_partial(tmp: str, output: str) -> str | None:
     try:
         os.replace(src, target)  # (a folder made read-only under the run: it stays in src)
         if not is_sequence(output):
-            mark_partial(target)
+            mark_partial(target, frames)
     except OSError as exc:  # a full disk: unrecorded, it would stand in the next run's way
         if not is_sequence(output) and target.exists():  # as a file not hfrender's
             target.unlink(missing_ok=True)
-            _record(target).unlink(missing_ok=True)
+            record_of(target).unlink(missing_ok=True)
         log.warning("the unfinished output could not be kept (%s)", exc.strerror or exc)
         return None
     return dst
@@ -308,7 +298,7 @@ def _names_fit(output: str, what: str, folder: Path) -> None:
     """The names hfrender writes beside ``output`` (the longest: ``.NAME.partial.EXT``'s
     record, ``.NAME.partial.EXT.hfrender``) fit the file system's limits, checked before
     any work (was: an internal error, "File name too long", once frames were made)."""
-    longest = str(_record(Path(partial_name(output))))
+    longest = str(record_of(Path(partial_name(output))))
     name_max, path_max = _limit(folder, "PC_NAME_MAX", 255), _limit(folder, "PC_PATH_MAX", 4096)
     too_long = [part for part in Path(longest).parts if len(os.fsencode(part)) > name_max]
     if too_long:

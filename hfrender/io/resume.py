@@ -187,15 +187,15 @@ def begin_sequence(output: str, tmp: str, manifest: Manifest) -> None:
     """A sequence's run begins afresh: its hidden folder (``tmp``: the pattern there) holds
     its manifest, so that what it writes can be resumed. An interrupted run's frames are
     said in a warning (work ``--resume`` would have gone on from): a crashed run's, in
-    that folder, go now; a stopped run's partial folder goes when this run ends or stops."""
-    frames = frames_kept(output)
-    if frames:
-        log.warning("starting %s over: an interrupted run's %d finished frame%s in %s are "
-                    "discarded (a run goes on from them only with the same settings: "
-                    "render's and fx's --resume, a batch's same job)", output, frames,
-                    "" if frames == 1 else "s",
-                    _kept_folder(output))
-    folder = Path(tmp).parent
+    that folder, go now; a stopped run's partial folder goes when this run is complete, or
+    stops with as many frames (:func:`.outputs.keep_partial`)."""
+    frames, kept, folder = frames_kept(output), _kept_folder(output), Path(tmp).parent
+    if frames:  # (a crashed run's, in the hidden folder, go now)
+        log.warning("starting %s over: an interrupted run's %d finished frame%s in %s %s (a "
+                    "run goes on from them only with the same settings: render's and fx's "
+                    "--resume, a batch's same job)", output, frames, "" if frames == 1 else
+                    "s", kept, "are discarded" if kept == folder else
+                    "stay until this run is complete or stops with as many")
     shutil.rmtree(folder, ignore_errors=True)  # a crashed run's frames and manifest
     manifest.begin(folder)
 

@@ -29,7 +29,8 @@ from hfrender.checksum import sha256_file
 from hfrender.errors import InputError, spelling
 from hfrender.io.ffmpeg import Soundtrack, sound_under
 from hfrender.io.join import join
-from hfrender.io.outputs import mark_partial, ours_partial, partial_name, remove_partial
+from hfrender.io.outputs import ours_partial, outweighs, partial_name, remove_partial
+from hfrender.io.partial_record import mark_partial, recorded_frames
 from hfrender.io.segment_cuts import MIN_SEGMENT
 from hfrender.io.segment_files import open_segment, segment_name
 from hfrender.io.segment_parts import check_whole, clear_dead_parts, run_tag
@@ -74,10 +75,16 @@ def say_partial_goes(output: str | Path, partial: Path | None = None) -> None:
 
 
 def _goes(partial: Path | None, lead: str) -> str:
-    """What becomes of an interrupted run's partial output (none: nothing)."""
-    return "" if partial is None else (
-        f"{lead}{partial.name}, an interrupted run's frames to watch, is removed once this "
-        "run is complete (move it elsewhere to keep it)")
+    """What becomes of an interrupted run's partial output (none: nothing): it stays until
+    this run is complete, or stops having kept as many frames (:func:`.outputs.outweighs`);
+    one whose frames cannot be counted goes either way."""
+    if partial is None:
+        return ""
+    held = recorded_frames(partial)
+    fate = (f"{held} frame{'' if held == 1 else 's'} to watch, stays until this run is "
+            "complete or stops with as many" if held else
+            "frames to watch, goes once this run is complete or stops")
+    return f"{lead}{partial.name}, an interrupted run's {fate} (move it elsewhere to keep it)"
 
 
 def remove_work_dir(output: str | Path) -> None:
@@ -255,7 +262,8 @@ class SegmentedWriter(Closing):
         An unfinished one leaves the output alone (an older file there is untouched) and
         keeps the whole segments for ``--resume``; with ``join_unfinished``, what it has
         (the last partial segment too) is also joined into ``NAME.partial.EXT`` to watch
-        (:attr:`partial_output`).
+        (:attr:`partial_output`), unless an earlier run's there holds more frames
+        (:func:`.outputs.outweighs`: it stays, named all the same).
         """
         files = [self.folder / s["file"] for s in self.manifest.segments]
         rest = 0  # frames of an unfinished segment, for the partial output
@@ -278,11 +286,11 @@ class SegmentedWriter(Closing):
             return
         try:
             if files and self.join_unfinished:  # named once it is there (a second Ctrl-C
-                partial = partial_name(self.output)  # may stop the join)
-                join(files, partial, self.folder, self.fps,
-                     sound_under(self.audio_from, self.frames_in_output + rest, self.fps),
-                     codec=self.codec)
-                mark_partial(partial)  # ours: the next run may replace or remove it
+                partial, frames = partial_name(self.output), self.frames_in_output + rest
+                if outweighs(self.output, frames) is None:  # (else an earlier run's stays)
+                    join(files, partial, self.folder, self.fps,  # (may stop the join)
+                         sound_under(self.audio_from, frames, self.fps), codec=self.codec)
+                    mark_partial(partial, frames)  # ours: the next run may replace it
                 self.partial_output, self._partial_frames = partial, rest
         finally:  # the whole segments stay for --resume; none: nothing to resume from
             if not self.manifest.segments:
