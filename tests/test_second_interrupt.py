@@ -195,3 +195,22 @@ def test_fx_into_a_sequence_stopped_sooner_keeps_the_larger_partial(tmp_path, rn
     assert len(list(partial.glob("o.*.png"))) == kept
     assert sorted(p.name for p in (tmp_path / "o").iterdir()) == ["o.#.png.partial"]
 
+
+def test_a_batch_job_stopped_sooner_counts_the_frames_that_stay(tmp_path, monkeypatch):
+    """The summary's frames of an interrupted GIF job: those its partial output holds, the
+    earlier run's where they stay (were this run's, the fewer, though not kept)."""
+    import json
+
+    (tmp_path / "jobs.toml").write_text(
+        f'[[job]]\nname = "g"\nscene = "{SCENES / "orbit.py"}"\noutput = "g.gif"\n'
+        'size = "32x18"\nsamples = 1\nduration = 2.0\n')
+    monkeypatch.chdir(tmp_path)
+    counts = []
+    for stop in (40, 25):
+        _stopped_at(monkeypatch, stop)
+        assert main(["batch", "jobs.toml", "--summary", "s.json", "--quiet"]) == 130
+        [job] = json.loads((tmp_path / "s.json").read_text())
+        counts.append((job["status"], job["frames"], job["frames_made"]))
+    kept = _frames(tmp_path / "g.partial.gif")
+    assert counts[0] == ("interrupted", kept, kept) and kept > 30, counts
+    assert counts[1][:2] == ("interrupted", kept) and counts[1][2] < kept, counts

@@ -12,6 +12,7 @@ from hfrender.engine.batch_paths import stamp
 from hfrender.engine.batch_state import JobResult
 from hfrender.errors import TOML, HFRenderError, as_given, first_line, pastable
 from hfrender.io.join import JOIN_AGAIN
+from hfrender.io.outputs import outweighs
 from hfrender.io.segment_parts import WRITE_AGAIN
 from hfrender.io.sequence_names import is_sequence
 
@@ -95,7 +96,9 @@ def run_one(job: Any, resume: bool, progress: Callable[[int, int], None] | None,
         try:  # changed by the next run (were stamped after it, a review)
             s = render.run()
         except KeyboardInterrupt as exc:  # the table says what its partial output holds
-            exc.frames_kept = render.stats.frames_in_output  # (a rest of a few: left out)
+            made = render.stats.frames_in_output  # (a rest of a few: left out)
+            held = outweighs(str(job.output), made)  # an earlier run's, more, stayed (was:
+            exc.frames_kept = made if held is None else held  # this run's, not kept there)
             raise
         assets = {**assets_of(render.scene), **assets}  # and those read first later (a font
         # update(t) sets from t = 2 on: was left out, its job up to date once it changed)
