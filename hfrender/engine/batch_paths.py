@@ -12,7 +12,7 @@ import re
 from pathlib import Path
 from typing import Any
 
-from hfrender.errors import HFRenderError, InputError, InputErrors, meant, toml_said, units_note
+from hfrender.errors import HFRenderError, InputError, InputErrors, toml_said, unknown_key
 from hfrender.frame_range import resolve
 from hfrender.io.encoding import Encoding, check_encoding
 from hfrender.io.input_clash import check_not_input
@@ -318,11 +318,7 @@ def unknown_field(where: str, raw: str, kind: str, known: dict) -> str:
     if why is not None:
         return f"{where}: {raw!r} is not a job's field: {why}"
     names = sorted(k.replace("_", "-") for k in known)
-    near = meant(raw.replace("_", "-"), names)
-    if near:
-        return (f"{where}: unknown field {raw!r} for {_a(kind)} job; did you mean {near[0]!r}?"
-                f"{units_note(raw, near[0])}")
-    return f"{where}: unknown field {raw!r} for {_a(kind)} job; known: {', '.join(names)}"
+    return unknown_key(where, raw, names, f" for {_a(kind)} job")  # (hfrender.toml's too)
 
 
 def _a(kind: str) -> str:
