@@ -60,7 +60,7 @@ def quarter(d: np.ndarray, noise: np.ndarray, how: str) -> np.ndarray:
     ``--depth-resize`` does: its inverse (the stand-in metres) resampled as disparity."""
     small = d.reshape(H // 4, 4, W // 4, 4).mean((1, 3)) + noise[::4, ::4]
     rows, cols = taps(H // 4, H, how), taps(W // 4, W, how)
-    inverse = resample(1 / small.astype(np.float32), rows, cols, disparity=True)
+    inverse = resample(1 / small.astype(np.float32), rows, cols)
     return (1 / inverse).astype(np.float32)
 
 
