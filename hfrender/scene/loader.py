@@ -18,6 +18,7 @@ from typing import Any
 import hfrender.scene as scene_package
 from hfrender.errors import HFRenderError, InputError, nearest
 from hfrender.scene import Scene, ShaderScene, checks, other_names
+from hfrender.scene.shader_code import UNCLOSED_COMMENT, unclosed_comment
 from hfrender.scene.sources import (
     SHADER_SUFFIXES,
     missing_scene,
@@ -107,7 +108,8 @@ def shader_text(data: bytes, path: str | Path = "the shader") -> str:
     UTF-16 where a byte-order mark says so (PowerShell's ``>``, Notepad's "Unicode"), else
     UTF-8, else Latin-1 (an older file's \xa9 in a comment; GLSL code itself is ASCII); a
     CR alone (classic Mac OS) ends a line as it does in an editor. Was: "defines no
-    mainImage" or "is empty" for those, the text read as one comment line."""
+    mainImage" or "is empty" for those, the text read as one comment line. A ``/*`` never
+    closed is refused at its line (:func:`~hfrender.scene.shader_code.unclosed_comment`)."""
     if data.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)):
         with contextlib.suppress(UnicodeDecodeError):  # (else: a NUL byte, said below)
             data = data.decode("utf-16").encode("utf-8")
@@ -119,7 +121,11 @@ def shader_text(data: bytes, path: str | Path = "the shader") -> str:
         text = data.decode("utf-8")
     except UnicodeDecodeError:
         text = data.decode("latin-1")
-    return re.sub(r"\r(?!\n)", "\n", text)
+    text = re.sub(r"\r(?!\n)", "\n", text)
+    line = unclosed_comment(text)
+    if line is not None:  # (was: "is empty", the rest of the file a comment)
+        raise SceneError(f"{path}:{line}: {UNCLOSED_COMMENT}")
+    return text
 
 
 def _syntax(p: Path, exc: SyntaxError) -> SceneError:

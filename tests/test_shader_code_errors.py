@@ -1,0 +1,73 @@
+"""A shader file's code faults told at their own file and line, before the compiler blames
+something else: a ``/*`` never closed (was: "is empty", the rest of the file taken for a
+comment), an ``#include`` in a common or surface file (was: "cannot include", no line), a
+``{`` never closed (was: line 1, the error in hfrender's code after the shader's)."""
+
+import pytest
+from render_helpers import render_frames
+from test_render import write_scene
+
+from hfrender.cli import main
+from hfrender.errors import InputError
+
+IMAGE = "void mainImage(out vec4 c, in vec2 p) { c = vec4(1.0, 0.5, 0.25, 1.0); }\n"
+SURFACE = """
+class Card(hf.Scene):
+    duration = 0.1
+
+    def setup(self):
+        self.add(hf.Plane(position=(0, 0, -2), scale=3.0, shader="mine"))
+"""
+
+
+def _still(path, capsys):
+    """(exit status, stderr) of ``hfrender still`` at 4x2, 1 sample."""
+    status = main(["still", str(path), "--size", "4x2", "--samples", "1",
+                   "-o", str(path.parent / "o.png"), "-q"])
+    return status, capsys.readouterr().err
+
+
+def _surface(tmp_path, source):
+    """A frame of a card drawn with ``source`` as its surface shader, mine.glsl."""
+    (tmp_path / "mine.glsl").write_text(source)
+    return render_frames(write_scene(tmp_path, SURFACE), count=1, size=(8, 4), samples=1)
+
+
+def _never_closed(path, line):
+    return (f"{path}:{line}: this '/*' is never closed: all after it is a comment, to the "
+            "file's end; close it with '*/'")
+
+
+def test_an_unclosed_comment_in_the_image_is_told_at_its_line(tmp_path, capsys):
+    """The user's: was "unt.frag: is empty; a Shadertoy-style shader defines ..."."""
+    path = tmp_path / "unt.frag"
+    path.write_text("/* unterminated\nvoid mainImage(out vec4 c, in vec2 p){c=vec4(1);}\n")
+    assert _still(path, capsys) == (2, f"hfrender: error: {_never_closed(path, 1)}\n")
+    assert not (tmp_path / "o.png").exists()
+
+
+@pytest.mark.parametrize("where", ["buffer", "common"])
+def test_an_unclosed_comment_in_a_buffer_or_common_file_is_told_at_its_line(tmp_path, capsys,
+                                                                            where):
+    """Was: "defines no mainImage" (a buffer), a compile error of the shader's (common)."""
+    other = tmp_path / ("buf.frag" if where == "buffer" else "c.glsl")
+    other.write_text("// mine\nfloat f() { return 1.0; } /* half of it\n*\n"
+                     + IMAGE * (where == "buffer"))
+    line = ("// hfrender: iChannel0 = buf.frag\n" if where == "buffer"
+            else "// hfrender: common = c.glsl\n")
+    (tmp_path / "s.frag").write_text(line + IMAGE.replace("vec4(1.0", "vec4(f()"))
+    assert _still(tmp_path / "s.frag", capsys) == (
+        2, f"hfrender: error: {_never_closed(other, 2)}\n")
+
+
+def test_an_unclosed_comment_in_a_surface_shader_is_told_at_its_line(tmp_path):
+    """Was: "mine.glsl: is empty; a surface shader defines ..."."""
+    with pytest.raises(InputError) as err:
+        _surface(tmp_path, "vec3 shade(vec3 n, vec3 w, vec3 c) { return c; }\n\n/*/ old\n")
+    assert str(err.value) == _never_closed(tmp_path / "mine.glsl", 3)
+
+
+def test_a_closed_comment_and_one_opened_in_a_line_comment_are_no_fault(tmp_path, capsys):
+    path = tmp_path / "s.frag"
+    path.write_text("//**** my shader ****\n// see a/*.png\n/* a\n   b */\n" + IMAGE)
+    assert _still(path, capsys) == (0, "")
