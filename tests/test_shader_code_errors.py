@@ -71,3 +71,29 @@ def test_a_closed_comment_and_one_opened_in_a_line_comment_are_no_fault(tmp_path
     path = tmp_path / "s.frag"
     path.write_text("//**** my shader ****\n// see a/*.png\n/* a\n   b */\n" + IMAGE)
     assert _still(path, capsys) == (0, "")
+
+
+def test_an_include_in_a_common_file_is_told_at_its_own_line(tmp_path, capsys):
+    """The user's cm2.frag: was "cm2.frag: shader compilation failed: 'cannot include
+    "other.glsl"'", no file or line (the Image's own #include is told since 656ff56)."""
+    (tmp_path / "c.glsl").write_text('// shared\n#include "other.glsl"\nfloat f() { return '
+                                     "1.0; }\n")
+    path = tmp_path / "cm2.frag"
+    path.write_text("// hfrender: common = c.glsl\n" + IMAGE.replace("vec4(1.0", "vec4(f()"))
+    assert _still(path, capsys) == (1, (
+        f'hfrender: error: {tmp_path / "c.glsl"}:2: #include "other.glsl": GLSL has no '
+        "#include (shadertoy.com neither); a shader has one common file: put the code of "
+        "other.glsl in c.glsl\n"))
+
+
+@pytest.mark.parametrize("named", ['"lib/noise.glsl"', "<lib/noise.glsl>"])
+def test_an_include_in_a_surface_shader_is_told_at_its_own_line(tmp_path, named):
+    """Was: "mine.glsl: shader compilation failed: 'cannot include "lib/noise.glsl"'" (and
+    "... 0:3(3): preprocessor error: include <lib/noise.glsl> not found")."""
+    from hfrender.renderer.programs import ShaderError
+
+    with pytest.raises(ShaderError) as err:
+        _surface(tmp_path, f'/* #include "old.glsl" */\n\n  #include {named}\n'
+                           "vec3 shade(vec3 n, vec3 w, vec3 c) { return c; }\n")
+    assert str(err.value) == (f"{tmp_path / 'mine.glsl'}:3: #include {named}: GLSL has no "
+                              "#include; put the code of lib/noise.glsl in mine.glsl")

@@ -25,6 +25,7 @@ from hfrender.renderer.programs import (
 )
 from hfrender.renderer.shadertoy import (
     DEFINES_MAIN_IMAGE,
+    include_in,
     include_line,
     no_main_image,
     old_output,
@@ -210,6 +211,9 @@ def compile_pass(ctx: Any, shader: ShaderPass, buffer: bool) -> Any:
     said = old_output(shader.source) or include_line(shader.source, common)
     if said is not None:
         raise ShaderError(f"{path}:{said}")
+    said = common and include_in(shader.common_source, common[0].name, True)
+    if said:  # (was: "shader compilation failed: 'cannot include ...'", the Image's file)
+        raise ShaderError(f"{common[0]}:{said}")
     try:
         return compile_program(ctx, glsl("fullscreen.vert"),
                                shadertoy_program(shader.source, shader.common_source, buffer),

@@ -284,14 +284,38 @@ def include_line(source: str, common: tuple[object, int] | None) -> str | None:
     which GLSL and shadertoy.com have not (was: "shader compilation failed: 'cannot include
     "old.glsl"'", of no line, even of one in a comment); ``common``: the file and line of
     its ``// hfrender: common`` line, if any. ``None`` where it has none."""
-    found = re.search(r"^[ \t]*#[ \t]*include\b[ \t]*([^\n]*?)[ \t\r]*$", _code(source), re.M)
+    found = _include(source)
     if found is None:
         return None
-    line, named = _code(source).count("\n", 0, found.start()) + 1, found.group(1)
+    line, named, name = found
     fix = (f"the common file named on line {common[1]} is placed before the shader's code "
            "already: delete it" if common else "code the passes share goes in a file named "
-           f"by a line // hfrender: common = {named.strip(chr(34) + '<>') or 'FILE'}")
+           f"by a line // hfrender: common = {name or 'FILE'}")
     return f"{line}: #include {named}: GLSL has no #include (shadertoy.com neither); {fix}"
+
+
+def include_in(source: str, into: str, common: bool) -> str | None:
+    """``LINE: what to do`` where the code of a ``common`` file (or else a surface shader's,
+    the file named ``into``) has an ``#include`` (was: "shader compilation failed: 'cannot
+    include "other.glsl"'", naming the Image's file, no line); ``None`` where it has none."""
+    found = _include(source)
+    if found is None:
+        return None
+    line, named, name = found
+    why = " (shadertoy.com neither); a shader has one common file:" if common else ";"
+    return (f"{line}: #include {named}: GLSL has no #include{why} put the code of "
+            f"{name or 'that file'} in {into}")
+
+
+def _include(source: str) -> tuple[int, str, str] | None:
+    """(line, what it names as written, the file's name) of the first ``#include`` of the
+    code (not a comment), ``"x"`` or ``<x>``; None where there is none."""
+    code = _code(source)
+    found = re.search(r"^[ \t]*#[ \t]*include\b[ \t]*([^\n]*?)[ \t\r]*$", code, re.M)
+    if found is None:
+        return None
+    named = found.group(1)
+    return code.count("\n", 0, found.start()) + 1, named, named.strip(chr(34) + "<>")
 
 
 def shadertoy_hint(said: str, source: str = "", common: bool = False) -> str:

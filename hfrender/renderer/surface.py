@@ -28,6 +28,7 @@ from hfrender.renderer.shadertoy import (
     _UNIFORM,
     _code,
     _declared,
+    include_in,
     own_uniforms_read,
     without_version,
 )
@@ -88,11 +89,15 @@ def surface_program(ctx: Any, vertex: str, header: str, source: str, path: Path)
     and hfrender's ``main()`` (:func:`no_shade` refused first; :func:`unset_uniforms` said
     once a file). A byte-order mark and a ``#version`` line are left out, as a Shadertoy
     shader's are (were: "fragment shader lacks `main'", "#version must appear on the first
-    line", naming no line of the file)."""
+    line", naming no line of the file); an ``#include`` in its code is told at its line
+    (:func:`~hfrender.renderer.shadertoy.include_in`)."""
     source = without_version(source)
     said = no_shade(source)
     if said is not None:
         raise ShaderError(f"{path}: {said}")
+    said = include_in(source, Path(path).name, False)
+    if said is not None:  # (was: "shader compilation failed: 'cannot include ...'")
+        raise ShaderError(f"{path}:{said}")
     unset = unset_uniforms(source)
     if unset and str(path) not in _SAID:
         _SAID.add(str(path))
