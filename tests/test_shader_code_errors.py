@@ -97,3 +97,46 @@ def test_an_include_in_a_surface_shader_is_told_at_its_own_line(tmp_path, named)
                            "vec3 shade(vec3 n, vec3 w, vec3 c) { return c; }\n")
     assert str(err.value) == (f"{tmp_path / 'mine.glsl'}:3: #include {named}: GLSL has no "
                               "#include; put the code of lib/noise.glsl in mine.glsl")
+
+
+def _open(path, line, nor=""):
+    return f"{path}:{line}: this '{{' is never closed{nor}; close it with '}}'"
+
+
+@pytest.mark.parametrize("source, line, nor", [
+    ("void mainImage(out vec4 c, in vec2 p){\n  c=vec4(1);\n", 1, ""),  # the user's
+    ("// two\nvoid mainImage(out vec4 c, in vec2 p) {\n  c = vec4(1);\n  if (p.x > 1.0) {\n"
+     "    c = vec4(0); /* } */\n", 4, " (nor the one on line 2)"),
+])
+def test_a_brace_never_closed_in_the_image_is_told_at_its_line(tmp_path, capsys, source,
+                                                               line, nor):
+    """Was: "brace.frag:1: syntax error, unexpected '{', expecting ';'", the error in
+    hfrender's code after the shader's sent to mainImage's line."""
+    path = tmp_path / "brace.frag"
+    path.write_text(source)
+    assert _still(path, capsys) == (1, f"hfrender: error: {_open(path, line, nor)}\n")
+
+
+def test_a_brace_never_closed_in_a_common_file_is_told_at_its_line(tmp_path, capsys):
+    (tmp_path / "c.glsl").write_text("// shared\nfloat f() {\n  return 1.0;\n")
+    path = tmp_path / "s.frag"
+    path.write_text("// hfrender: common = c.glsl\n" + IMAGE.replace("vec4(1.0", "vec4(f()"))
+    assert _still(path, capsys) == (1, f"hfrender: error: {_open(tmp_path / 'c.glsl', 2)}\n")
+
+
+def test_a_brace_never_closed_in_a_surface_shader_is_told_at_its_line(tmp_path):
+    from hfrender.renderer.programs import ShaderError
+
+    with pytest.raises(ShaderError) as err:
+        _surface(tmp_path, "vec3 shade(vec3 n, vec3 w, vec3 c)\n{\n  return c;\n\n")
+    assert str(err.value) == _open(tmp_path / "mine.glsl", 2)
+
+
+def test_braces_opened_in_the_arms_of_an_if_and_closed_once_draw(tmp_path, capsys):
+    """Counted over the file the braces are unbalanced, but the compiler sees one arm: no
+    fault of the file's (it is told only where the compiler fails after the file)."""
+    path = tmp_path / "s.frag"
+    path.write_text("#ifdef HF_BUFFER\nvoid mainImage(out vec4 c, in vec2 p) {\n#else\n"
+                    "void mainImage(out vec4 c, in vec2 p) {\n#endif\n"
+                    "  c = vec4(1.0, 0.5, 0.25, 1.0);\n}\n")
+    assert _still(path, capsys) == (0, "")

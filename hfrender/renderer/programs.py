@@ -12,6 +12,7 @@ from hfrender.errors import HFRenderError, InputError, nearest
 from hfrender.renderer.gl_raw import release_failed_program
 from hfrender.resources import shader_dir
 from hfrender.scene.loader import shader_text
+from hfrender.scene.shader_code import never_closed
 from hfrender.scene.shader_lines import COMMENTS
 from hfrender.scene.sources import surface_files
 
@@ -159,6 +160,21 @@ def wrapper_errors_at(errors: list[str], code: str, defines: re.Pattern, path: s
         return errors
     place = f"{path}:{code.count(chr(10), 0, found.start()) + 1}"
     return [e.replace(WRAPPER, place, 1) if e.startswith(WRAPPER) else e for e in errors]
+
+
+def unclosed_brace(errors: list[str], files: list[tuple[str | Path, str]]) -> str | None:
+    """``file:LINE: this '{' is never closed`` where the compiler's first error lies past a
+    user's file that leaves one open (``files``: (file, its code), in the order compiled,
+    then hfrender's wrapper; was: the wrapper's error, told at mainImage's or shade()'s
+    line, or a common file's at the shader's); None where none does so. Counted only where
+    the compiler fails after the file: a file whose ``#if`` arms each open one is GLSL."""
+    names = [f"{path}:" for path, _ in files] + [f"{WRAPPER}:"]
+    past = next((i for i, name in enumerate(names) if errors[0].startswith(name)), 0)
+    for path, source in files[:past]:
+        said = never_closed(source)
+        if said is not None:
+            return f"{path}:{said}"
+    return None
 
 
 def describe_compile_error(errors: list[str]) -> str:

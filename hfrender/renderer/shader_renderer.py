@@ -21,6 +21,7 @@ from hfrender.renderer.programs import (
     compile_program,
     glsl,
     set_uniform,
+    unclosed_brace,
     wrapper_errors_at,
 )
 from hfrender.renderer.shadertoy import (
@@ -219,6 +220,10 @@ def compile_pass(ctx: Any, shader: ShaderPass, buffer: bool) -> Any:
                                shadertoy_program(shader.source, shader.common_source, buffer),
                                path, common and common[0])
     except ShaderError as exc:  # one in hfrender's call: at the user's mainImage
+        files = [(common[0], shader.common_source)] if common else []
+        unclosed = unclosed_brace(exc.errors, [*files, (path, shader.source)])
+        if unclosed is not None:
+            raise ShaderError(unclosed, [unclosed, *exc.errors]) from None
         hint = shadertoy_hint(str(exc), shader.source, common is not None)
         first, *more = wrapper_errors_at(exc.errors, blank_comments(shader.source),
                                          DEFINES_MAIN_IMAGE, path)

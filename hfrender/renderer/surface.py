@@ -21,6 +21,7 @@ from hfrender.renderer.programs import (
     compile_program,
     glsl,
     surface_source,
+    unclosed_brace,
     with_user_source,
     wrapper_errors_at,
 )
@@ -110,6 +111,9 @@ def surface_program(ctx: Any, vertex: str, header: str, source: str, path: Path)
     try:
         return compile_program(ctx, vertex, frag, path)
     except ShaderError as exc:  # one in hfrender's call of shade(): at the user's shade()
+        unclosed = unclosed_brace(exc.errors, [(path, source)])
+        if unclosed is not None:
+            raise ShaderError(unclosed, [unclosed, *exc.errors]) from None
         hint = f"; hfrender calls {SHADE}"
         moved = wrapper_errors_at(exc.errors, _code(source), _DEFINES_SHADE, path)
         errors = [new + hint if new != old else old

@@ -1,10 +1,12 @@
 """Faults of a shader file's code as written (an Image's, a buffer's, a common or surface
 file's), found by their own line: a ``/*`` never closed, which hides all after it (was:
-"is empty", or the compiler's "Unterminated comment" at a line of hfrender's code)."""
+"is empty", or the compiler's "Unterminated comment" at a line of hfrender's code), and a
+``{`` never closed, where the compiler fails after the file (in hfrender's code after the
+shader's: was told at mainImage's line, "syntax error, unexpected '{'")."""
 
 from __future__ import annotations
 
-from hfrender.scene.shader_lines import COMMENTS
+from hfrender.scene.shader_lines import COMMENTS, blank_comments
 
 UNCLOSED_COMMENT = ("this '/*' is never closed: all after it is a comment, to the file's "
                     "end; close it with '*/'")
@@ -19,3 +21,26 @@ def unclosed_comment(source: str) -> int | None:
             return source.count("\n", 0, m.start()) + 1
     return None
 
+
+
+def unclosed_braces(source: str) -> list[int]:
+    """The lines of the code's ``{`` (comments left out) that no ``}`` closes, the
+    outermost first; none where each is closed."""
+    code, opened = blank_comments(source), []
+    for at, ch in enumerate(code):
+        if ch == "{":
+            opened.append(at)
+        elif ch == "}" and opened:
+            opened.pop()
+    return [code.count("\n", 0, at) + 1 for at in opened]
+
+
+def never_closed(source: str) -> str | None:
+    """``LINE: this '{' is never closed`` of the innermost ``{`` no ``}`` closes (those
+    around it named); None where each is closed."""
+    *outer, line = unclosed_braces(source) or [None]
+    if line is None:
+        return None
+    nor = (f" (nor the one{'s' * (len(outer) > 1)} on line{'s' * (len(outer) > 1)} "
+           f"{', '.join(map(str, outer))})" if outer else "")
+    return f"{line}: this '{{' is never closed{nor}; close it with '}}'"
