@@ -426,7 +426,8 @@ def test_preview_without_a_display_is_one_clear_line(tmp_path, monkeypatch, caps
     (["--samples", "4096", "-qh"],
      r"1920x1080 with 4096 sub-frames per output frame needs [\d.]+ GiB \([\d.]+ GiB for 2 "
      r"hyperframe slots of 4096 sub-frames and 0.2 GiB to draw, fuse and encode each "
-     r"frame\), more than the [\d.]+ GiB this process may use: lower --samples or --size"),
+     r"frame\), more than the [\d.]+ GiB this process may use: lower --samples \(at most "
+     r"\d+ fit at 1920x1080\) or --size"),
 ])
 def test_settings_that_cannot_work_are_refused_before_writing(tmp_path, capsys, args, message):
     out = tmp_path / "x.mp4"

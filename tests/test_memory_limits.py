@@ -109,7 +109,8 @@ def test_a_frame_too_large_to_work_on_is_refused_though_its_pool_fits(monkeypatc
         render_setup.check_granularity(hd, eight, 16 * 1920 * 1080, heavy=True, workers=2)
     assert str(err.value).endswith(
         "GiB to draw, fuse and encode each frame), more than the 1.6 GiB this process may "
-        "use: lower --samples or --size (or --reconstruct off, or --dof lens)")
+        "use: lower --samples (at most 5 fit at 1920x1080) or --size (or --reconstruct off, "
+        "or --dof lens)")  # (3 x 5 x 16 + 100 + 2 x 48 x 5) B a pixel: 1.58 of 1.6 GiB; 6: 1.86
     assert "needs 2.4 GiB" in str(err.value)  # (3 x 8 x 16 + 100 + 2 x 48 x 8) B a pixel
     with pytest.raises(ConfigError, match=r"^4096x4096 .* needs 0.2 GiB for 3 hyperframe "
                        r"slots of 1 sub-frame, more than the 0.2 GiB of the GPU's memory"):
@@ -228,3 +229,40 @@ def test_a_shaders_buffers_float_textures_are_counted(tmp_path, monkeypatch, cap
                        r"sub-frame and 0\.9 GiB to draw, fuse and encode each frame, 0\.1 GiB "
                        r"of it the float textures of 1 shader buffer\), more than the 0\.9"):
         render_setup.check_granularity(config, plan, 4 * 3840 * 2160, buffers=1)
+
+
+def test_too_many_samples_are_refused_with_the_most_that_fit(tmp_path, monkeypatch, capsys):
+    """The user's `still rings.frag --samples 4096 --size 1920x1080`: was refused with
+    "lower --samples or --size" alone. A still's pool is 2 slots of `samples` sub-frames of
+    4 bytes a pixel, its work 100 bytes a pixel: at 1920x1080 with 16 GiB usable, (16 GiB -
+    100 B x 2073600) / (2 x 4 B x 2073600) = 1023.1 sub-frames fit."""
+    from hfrender.cli import main
+    from hfrender.config import ConfigError, RenderConfig
+    from hfrender.engine import render_setup
+    from hfrender.sampler import SampleSchedule
+
+    (tmp_path / "rings.frag").write_text("void mainImage(out vec4 c, in vec2 p) { c = "
+                                         "vec4(fract(length(p) / 8.0)); }\n")
+    monkeypatch.setattr(builder, "free_memory_bytes", lambda: 20 << 30)  # 16 GiB usable
+    assert main(["still", str(tmp_path / "rings.frag"), "-o", str(tmp_path / "r.png"),
+                 "--samples", "4096", "--size", "1920x1080"]) == 2
+    assert capsys.readouterr().err == (
+        "hfrender: error: 1920x1080 with 4096 sub-frames per output frame needs 63.5 GiB "
+        "(63.3 GiB for 2 hyperframe slots of 4096 sub-frames and 0.2 GiB to draw, fuse and "
+        "encode each frame), more than the 16.0 GiB this process may use: lower --samples "
+        "(at most 1023 fit at 1920x1080) or --size\n")
+    pixels, one = 1920 * 1080, RenderConfig(size=(1920, 1080), samples=1, max_in_flight=1)
+    for samples, fits in ((1023, True), (1024, False)):  # as said: 1023 the most
+        config = one.with_(samples=samples)
+        plan = SampleSchedule(samples=samples).plan(1)
+        if fits:
+            render_setup.check_granularity(config, plan, 4 * pixels)
+        else:
+            with pytest.raises(ConfigError, match=r"lower --samples \(at most 1023 fit"):
+                render_setup.check_granularity(config, plan, 4 * pixels)
+    # where one sub-frame does not fit either (the frame's work alone), no count is said
+    monkeypatch.setattr(builder, "free_memory_bytes", lambda: 200 << 20)
+    with pytest.raises(ConfigError, match=r"this process may use: lower --samples or "
+                                          r"--size$"):
+        render_setup.check_granularity(one.with_(samples=8), SampleSchedule(samples=8).plan(1),
+                                       4 * pixels)

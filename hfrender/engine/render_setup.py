@@ -159,9 +159,8 @@ def check_granularity(config: RenderConfig, plan: Plan, frame_bytes: int,
     (``free``: bytes it may take on the GPU; default: in host memory), and the frame's
     own work (:data:`WORK_BYTES_PER_PIXEL`, :data:`HEAVY_BYTES_PER_SAMPLE` for each of
     ``workers`` fusing a ``heavy`` window, :data:`BUFFER_BYTES_PER_PIXEL` for each of a
-    shader's ``buffers``) what this process may use of host memory."""
-    from hfrender.hyperframe.builder import free_memory_bytes
-
+    shader's ``buffers``) what this process may use of host memory. A refusal lowering
+    ``--samples`` says the most that fit (:func:`_most_samples`)."""
     if config.granularity != "auto":
         g, need = config.granularity, plan.overlap + plan.step
         if g < need or (g - plan.overlap) % plan.step:
@@ -170,6 +169,26 @@ def check_granularity(config: RenderConfig, plan: Plan, frame_bytes: int,
                 f"{spelling().said('granularity', g)}: a hyperframe holds {plan.overlap} "
                 f"carried sub-frames plus whole output frames of {plan.step}; use {ok} or "
                 f"{ok + plan.step}")
+    said = _past_memory(config, plan, frame_bytes, free, heavy, workers, buffers)
+    if said is None:
+        return
+    most = _most_samples(config, frame_bytes, free, heavy, workers, buffers)
+    fit = f" (at most {most} fit at {config.size[0]}x{config.size[1]})" if most else ""
+    spell = spelling()  # (hf.render's keywords: were the flags to it too)
+    knobs = [spell.name(k) + fit * (k == "samples") for k in ["granularity"] * (
+        config.granularity != "auto") + ["samples"] * (plan.per_output > 1) + ["size"]]
+    lower = (", ".join(knobs[:-1]) + " or " if len(knobs) > 1 else "") + knobs[-1] + (
+        f" (or {spell.said('reconstruct', 'off')}, or {spell.said('dof', 'lens')})" if heavy
+        else "")  # (--samples at 1 too, was)
+    raise ConfigError(f"{said}: lower {lower}")
+
+
+def _past_memory(config: RenderConfig, plan: Plan, frame_bytes: int, free: int | None,
+                 heavy: bool, workers: int, buffers: int) -> str | None:
+    """What :func:`check_granularity` refuses for memory, up to its "lower ..."; None
+    where the pool and the frame's work fit."""
+    from hfrender.hyperframe.builder import free_memory_bytes
+
     slots = slot_count(config.max_in_flight)
     frames = plan.overlap + plan.step if config.granularity == "auto" else config.granularity
     pool = slots * frames * frame_bytes
@@ -177,12 +196,6 @@ def check_granularity(config: RenderConfig, plan: Plan, frame_bytes: int,
     textures = BUFFER_BYTES_PER_PIXEL * buffers * config.size[0] * config.size[1]
     work = per * config.size[0] * config.size[1] + textures
     host = free_memory_bytes() * 0.8  # (was: compared with 80%, the whole said, a trial)
-    said = spelling()  # (hf.render's keywords: were the flags to it too)
-    knobs = [said.name(k) for k in ["granularity"] * (config.granularity != "auto") + [
-        "samples"] * (plan.per_output > 1) + ["size"]]  # (--samples at 1 too, was)
-    lower = (", ".join(knobs[:-1]) + " or " if len(knobs) > 1 else "") + knobs[-1] + (
-        f" (or {said.said('reconstruct', 'off')}, or {said.said('dof', 'lens')})" if heavy
-        else "")
     sub = "sub-frame"  # (was: "slots of 1 sub-frames", "with 1 sub-frames per ...", a trial)
     slotted = f"{pool / 2**30:.1f} GiB for {slots} hyperframe slots of {n_frames(frames, sub)}"
     drawn = f"{work / 2**30:.1f} GiB to draw, fuse and encode each frame" + (
@@ -191,13 +204,37 @@ def check_granularity(config: RenderConfig, plan: Plan, frame_bytes: int,
     w, h = config.size
     what = f"{w}x{h} with {n_frames(plan.per_output, sub)} per output frame"
     if free is not None and pool > 0.8 * free:  # the pool in the GPU's memory
-        raise ConfigError(f"{what} needs {slotted}, more than the {free / 2**30:.1f} GiB of "
-                          f"the GPU's memory it may take: lower {lower}")
+        return (f"{what} needs {slotted}, more than the {free / 2**30:.1f} GiB of the GPU's "
+                "memory it may take")
     need = pool + work if free is None else work
     if need > host:
         parts = f"{slotted} and {drawn}" if free is None else drawn
-        raise ConfigError(f"{what} needs {need / 2**30:.1f} GiB ({parts}), more than the "
-                          f"{host / 2**30:.1f} GiB this process may use: lower {lower}")
+        return (f"{what} needs {need / 2**30:.1f} GiB ({parts}), more than the "
+                f"{host / 2**30:.1f} GiB this process may use")
+    return None
+
+
+def _most_samples(config: RenderConfig, frame_bytes: int, free: int | None, heavy: bool,
+                  workers: int, buffers: int) -> int | None:
+    """The most ``--samples`` below the config's whose pool and work fit as it is (its
+    size, hyperframes in flight), by bisection (was: "lower --samples" alone); None where
+    not even one does (the frame's work alone), with ``--samples auto``, or a granularity
+    given (its pool the same whatever the samples, and they must divide it)."""
+    def fits(samples: int) -> bool:
+        try:
+            tried = config.with_(samples=samples)
+            plan = schedule_for(tried).plan(1)
+        except ConfigError:
+            return False
+        return _past_memory(tried, plan, frame_bytes, free, heavy, workers, buffers) is None
+
+    if config.granularity != "auto" or not isinstance(config.samples, int) or not fits(1):
+        return None
+    lo, hi = 1, config.samples  # lo fits, hi does not
+    while hi - lo > 1:
+        mid = (lo + hi) // 2
+        lo, hi = (mid, hi) if fits(mid) else (lo, mid)
+    return lo
 
 
 def fitting(config: RenderConfig, plan: Plan, frame_bytes: int, free: int | None,
