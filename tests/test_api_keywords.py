@@ -157,6 +157,9 @@ GIF_MUXER = "(ffmpeg: gif muxer supports only codec gif for type video)"
 MEMORY = (r"1920x1080 with 4096 sub-frames per output frame needs [\d.]+ GiB \([\d.]+ GiB for 2 "
           r"hyperframe slots of 4096 sub-frames and 0.2 GiB to draw, fuse and encode each "
           r"frame\), more than the 6.4 GiB this process may use: ")  # (of 8 GiB, below)
+# the most samples that fit 80% of 8 GiB: 100 B of work a pixel, 2 slots of 4 B a sample
+FIT = f"(at most {int((0.8 * 8 * 2**30 - 100 * 1920 * 1080) // (2 * 4 * 1920 * 1080))} fit " \
+      "at 1920x1080)"
 
 
 @pytest.mark.parametrize("output, options, flags, said, flagged", [
@@ -182,8 +185,8 @@ MEMORY = (r"1920x1080 with 4096 sub-frames per output frame needs [\d.]+ GiB \([
     # (was the keyword to the command)
     ("x.mp4", {"samples": 4096, "size": (1920, 1080), "backend": "cpu"},
      ["--samples", "4096", "--size", "1920x1080", "--backend", "cpu"],
-     MEMORY + "lower samples or size",
-     MEMORY + "lower --samples or --size"),
+     MEMORY + rf"lower samples \{FIT[:-1]}\) or size",
+     MEMORY + rf"lower --samples \{FIT[:-1]}\) or --size"),
     ("x.mp4", {"samples": 4096, "size": (1920, 1080), "granularity": 4096, "backend": "cpu"},
      ["--samples", "4096", "--size", "1920x1080", "--granularity", "4096", "--backend", "cpu"],
      MEMORY + "lower granularity, samples or size", MEMORY + "lower --granularity, --samples "
