@@ -214,3 +214,25 @@ def test_a_batch_job_stopped_sooner_counts_the_frames_that_stay(tmp_path, monkey
     kept = _frames(tmp_path / "g.partial.gif")
     assert counts[0] == ("interrupted", kept, kept) and kept > 30, counts
     assert counts[1][:2] == ("interrupted", kept) and counts[1][2] < kept, counts
+
+
+def _batch_stopped(monkeypatch, capsys, stop):
+    """``hfrender batch jobs.toml`` stopped at the ``stop``-th sub-frame: its Ctrl-C line."""
+    _stopped_at(monkeypatch, stop)
+    assert main(["batch", "jobs.toml", "--quiet"]) == 130
+    return [line for line in capsys.readouterr().err.splitlines()
+            if line.startswith("interrupted:")]
+
+
+def test_a_batch_gif_job_stopped_says_where_its_frames_are(tmp_path, monkeypatch, capsys):
+    """A GIF job has no segments: its line names its partial output, nothing of segments
+    (was: "(no segment was whole: the next run starts it over)")."""
+    (tmp_path / "jobs.toml").write_text(
+        f'[[job]]\nname = "g"\nscene = "{SCENES / "orbit.py"}"\noutput = "g.gif"\n'
+        'size = "32x18"\nsamples = 1\nduration = 2.0\n')
+    monkeypatch.chdir(tmp_path)
+    assert _batch_stopped(monkeypatch, capsys, 40) == [
+        "interrupted: 0 of 1 jobs finished; run the same command again to go on (finished "
+        "jobs are skipped, 'g' (a GIF) starts over: it is made whole); the frames of job 'g' "
+        f"so far are in {tmp_path / 'g.partial.gif'}"]
+    assert _frames(tmp_path / "g.partial.gif") > 30

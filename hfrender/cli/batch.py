@@ -239,10 +239,12 @@ def _input_failed(job: Any, before: list, finished: dict) -> Any:
 
 def _partial_of(jobs: list, running: dict) -> str:
     """``; the frames of job 'bar' so far are in out/bar.partial.mp4``: where the job running
-    here when a Ctrl-C came kept what it had made (``""``: none, or on Ray)."""
+    here when a Ctrl-C came kept what it had made (``""``: none, or on Ray); a video's, what
+    the next run goes on from: its whole segments (a trial counted the table's frames
+    there). A GIF or a sequence has none to speak of (was: "no segment was whole", a review).
+    """
     from hfrender.io.outputs import kept_partial
-    from hfrender.io.segments import frames_kept
-    from hfrender.io.sequence_names import is_sequence
+    from hfrender.io.segments import frames_kept, resumable
 
     if "n" not in running:
         return ""
@@ -250,10 +252,10 @@ def _partial_of(jobs: list, running: dict) -> str:
     kept = kept_partial(str(job.output), running["began"])
     if not kept:
         return ""
-    whole = None if is_sequence(str(job.output)) else frames_kept(job.output)  # what it
-    goes_on = ("" if whole is None else  # resumes from: whole segments (a trial counted the
-               f" (the next run goes on after the {whole} in whole segments)" if whole  # table's
-               else " (no segment was whole: the next run starts it over)")  # frames there)
+    whole = frames_kept(job.output) if resumable(str(job.output)) else None
+    goes_on = ("" if whole is None else
+               f" (the next run goes on after the {whole} in whole segments)" if whole
+               else " (no segment was whole: the next run starts it over)")
     return f"; the frames of job {job.name!r} so far are in {pastable(kept)}{goes_on}"
 
 
