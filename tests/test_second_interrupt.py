@@ -2,6 +2,7 @@
 never-lose-work trial: a run stopped at 41 frames replaced the 49 of the run before it,
 where the warning had said that file "is removed once this run is complete")."""
 
+import os
 import re
 from pathlib import Path
 
@@ -226,7 +227,9 @@ def _batch_stopped(monkeypatch, capsys, stop):
 
 def test_a_batch_gif_job_stopped_says_where_its_frames_are(tmp_path, monkeypatch, capsys):
     """A GIF job has no segments: its line names its partial output, nothing of segments
-    (was: "(no segment was whole: the next run starts it over)")."""
+    (was: "(no segment was whole: the next run starts it over)"). Stopped again sooner, its
+    line says the earlier run's partial output stays (was: nothing, that file's time older
+    than the run's start)."""
     (tmp_path / "jobs.toml").write_text(
         f'[[job]]\nname = "g"\nscene = "{SCENES / "orbit.py"}"\noutput = "g.gif"\n'
         'size = "32x18"\nsamples = 1\nduration = 2.0\n')
@@ -235,4 +238,14 @@ def test_a_batch_gif_job_stopped_says_where_its_frames_are(tmp_path, monkeypatch
         "interrupted: 0 of 1 jobs finished; run the same command again to go on (finished "
         "jobs are skipped, 'g' (a GIF) starts over: it is made whole); the frames of job 'g' "
         f"so far are in {tmp_path / 'g.partial.gif'}"]
-    assert _frames(tmp_path / "g.partial.gif") > 30
+    partial, kept = tmp_path / "g.partial.gif", _frames(tmp_path / "g.partial.gif")
+    assert kept > 30
+    os.utime(partial, (partial.stat().st_atime - 60, partial.stat().st_mtime - 60))
+    [said] = _batch_stopped(monkeypatch, capsys, 25)
+    second = re.fullmatch(
+        r"interrupted: 0 of 1 jobs finished; run the same command again to go on \(finished "
+        r"jobs are skipped, 'g' \(a GIF\) starts over: it is made whole\); the (\d+) frames "
+        rf"of job 'g' finished so far are not kept: g\.partial\.gif holds more, an earlier "
+        rf"run's {kept}, and stays \(g\.gif is not written\)", said)  # (as the table names it)
+    assert second and 0 < int(second[1]) < kept, said
+    assert _frames(partial) == kept

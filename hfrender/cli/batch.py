@@ -174,6 +174,7 @@ def _run_batch(args: argparse.Namespace, jobs: list, own: dict, quiet: bool) -> 
         except KeyboardInterrupt as exc:
             if running:  # the job running here (none on Ray): what its partial output holds
                 running["held"] = getattr(exc, "frames_kept", None)
+                running["made"] = getattr(exc, "frames_made", 0)
             done = sum(r.status in ("done", "up-to-date", "resumed") for r in finished.values())
             failed = sum(r.status == "failed" for r in finished.values())
             then = _half_done(jobs, started, finished, "ray" in own)
@@ -239,24 +240,30 @@ def _input_failed(job: Any, before: list, finished: dict) -> Any:
 
 def _partial_of(jobs: list, running: dict) -> str:
     """``; the frames of job 'bar' so far are in out/bar.partial.mp4``: where the job running
-    here when a Ctrl-C came kept what it had made (``""``: none, or on Ray); a video's, what
-    the next run goes on from: its whole segments (a trial counted the table's frames
-    there). A GIF or a sequence has none to speak of (was: "no segment was whole", a review).
-    """
-    from hfrender.io.outputs import kept_partial
+    here when a Ctrl-C came kept what it had made (``""``: none, or on Ray); where an
+    earlier run's partial output holds more, that it stays (:func:`.stopped.kept_apart`,
+    was unsaid: not written since the job began). A video's, what the next run goes on
+    from: its whole segments (a trial counted the table's frames there); a GIF or a
+    sequence has none to speak of (was: "no segment was whole", a review)."""
+    from hfrender.engine.stopped import kept_apart
+    from hfrender.io.outputs import kept_partial, outweighs, partial_name
     from hfrender.io.segments import frames_kept, resumable
 
     if "n" not in running:
         return ""
-    job = jobs[running["n"]]
-    kept = kept_partial(str(job.output), running["began"])
-    if not kept:
+    job, made = jobs[running["n"]], running.get("made", 0)
+    output = str(job.output)
+    if made and outweighs(output, made) is not None:
+        said = kept_apart(made, partial_name(output), output, f" of job {job.name!r}")
+    elif kept := kept_partial(output, running["began"]):
+        said = f"the frames of job {job.name!r} so far are in {pastable(kept)}"
+    else:
         return ""
     whole = frames_kept(job.output) if resumable(str(job.output)) else None
     goes_on = ("" if whole is None else
                f" (the next run goes on after the {whole} in whole segments)" if whole
                else " (no segment was whole: the next run starts it over)")
-    return f"; the frames of job {job.name!r} so far are in {pastable(kept)}{goes_on}"
+    return f"; {said}{goes_on}"
 
 
 def _half_done(jobs: list, started: set, finished: dict, on_ray: bool = False) -> str:

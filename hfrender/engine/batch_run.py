@@ -99,6 +99,7 @@ def run_one(job: Any, resume: bool, progress: Callable[[int, int], None] | None,
             made = render.stats.frames_in_output  # (a rest of a few: left out)
             held = outweighs(str(job.output), made)  # an earlier run's, more, stayed (was:
             exc.frames_kept = made if held is None else held  # this run's, not kept there)
+            exc.frames_made = made  # (the batch's line: those not kept)
             raise
         assets = {**assets_of(render.scene), **assets}  # and those read first later (a font
         # update(t) sets from t = 2 on: was left out, its job up to date once it changed)

@@ -115,14 +115,15 @@ def without_store(store: str) -> str:
             f"render; the unfinished {pastable(partial_dir(Path(store)))} can go)")
 
 
-def kept_apart(frames: int, partial: str, output: str) -> str:
+def kept_apart(frames: int, partial: str, output: str, of: str = "") -> str:
     """What an interrupted or failed run kept: ``the 56 frames finished so far are in
     PARTIAL (OUTPUT is untouched)``, or ``(OUTPUT is not written)`` where there was none
     (a sequence's pattern names frames that may be there: untouched); PARTIAL as a shell
     takes it (:func:`hfrender.errors.pastable`: ``'out/####.png.partial/%04d.png'``).
     Where an earlier run's partial output held more frames, it stayed: ``the 41 frames
     finished so far are not kept: PARTIAL holds more, an earlier run's 49, and stays``
-    (a video's: ``not joined into a partial video``, its whole segments kept)."""
+    (a video's: ``not joined into a partial video``, its whole segments kept). ``of``:
+    whose, after the count (a batch's `` of job 'g'``)."""
     from hfrender.io.outputs import outweighs
     from hfrender.io.segments import resumable
 
@@ -133,9 +134,10 @@ def kept_apart(frames: int, partial: str, output: str) -> str:
     held = outweighs(output, frames)
     if held is not None:
         how = "not joined into a partial video" if resumable(output) else "not kept"
-        return (f"the {n_frames(frames)} finished so far {are} {how}: {pastable(partial)} "
+        return (f"the {n_frames(frames)}{of} finished so far {are} {how}: {pastable(partial)} "
                 f"holds more, an earlier run's {held}, and stays ({output} {fate})")
-    return f"the {n_frames(frames)} finished so far {are} in {pastable(partial)} ({output} {fate})"
+    return (f"the {n_frames(frames)}{of} finished so far {are} in {pastable(partial)} "
+            f"({output} {fate})")
 
 
 def _kept_for_resume(output: str, keeping: bool = False) -> str:
