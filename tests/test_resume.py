@@ -627,7 +627,7 @@ def test_a_sequence_started_over_says_what_it_discards(tmp_path, caplog):
     with caplog.at_level("WARNING", logger="hfrender.io.resume"):
         resume.begin_sequence(out, temporary(out), Manifest({"samples": 8}, 10, 1, 0))
     assert [r.getMessage() for r in caplog.records] == [
-        f"starting {out} over: an interrupted run's 3 finished frames in {hidden} are "
+        f"starting {out} over: an interrupted run's 3 finished frames in '{hidden}' are "
         "discarded (a run goes on from them only with the same settings: render's and "
         "fx's --resume, a batch's same job)"]  # (was: "and --resume", which batch refuses)
     assert sorted(f.name for f in hidden.iterdir()) == ["manifest.json"]

@@ -104,29 +104,31 @@ def test_a_video_stopped_sooner_keeps_its_segments_and_the_larger_partial(tmp_pa
 
 def test_a_sequence_stopped_sooner_keeps_the_larger_partial_folder(tmp_path, monkeypatch,
                                                                    capsys, caplog):
-    """The earlier run's frames stay in f/####.png.partial (and --resume goes on after
-    them); the second run's fewer frames go, its hidden folder with them."""
-    out, partial = "f/%04d.png", tmp_path / "f" / "####.png.partial"
+    """The earlier run's frames stay in 'my f/####.png.partial' (and --resume goes on after
+    them); the second run's fewer frames go, its hidden folder with them. The warning names
+    that folder as a shell takes it and says how to keep it, as a GIF's does (was: bare,
+    and without "move it elsewhere")."""
+    out, partial = "my f/%04d.png", tmp_path / "my f" / "####.png.partial"
     said = _render(monkeypatch, capsys, caplog, tmp_path, out, 40)[-1]
     kept = len(list(partial.glob("*.png")))
     assert said.startswith(f"interrupted: the {kept} frames finished so far are in ") and \
         kept > 30, said
     err = _render(monkeypatch, capsys, caplog, tmp_path, out, 25)
-    assert err[0].endswith(f"starting {out} over: an interrupted run's {kept} finished "
-                           f"frames in {partial} stay until this run is complete or stops "
-                           "with as many (a run goes on from them only with the same "
-                           "settings: render's and fx's --resume, a batch's same job)"), err
+    assert err[0] == (f"starting {out} over: an interrupted run's {kept} finished frames in "
+                      f"'{partial}' stay until this run is complete or stops with as many "
+                      "(move it elsewhere to keep it; a run goes on from them only with the "
+                      "same settings: render's and fx's --resume, a batch's same job)"), err
     second = re.fullmatch(rf"interrupted: the (\d+) frames finished so far are not kept: "
-                          rf"'f/####\.png\.partial/%04d\.png' holds more, an earlier run's "
-                          rf"{kept}, and stays \(f/%04d\.png is untouched\); continue from "
-                          rf"frame {kept} with: hfrender render .* --resume", err[-1])
+                          rf"'my f/####\.png\.partial/%04d\.png' holds more, an earlier "
+                          rf"run's {kept}, and stays \(my f/%04d\.png is untouched\); continue "
+                          rf"from frame {kept} with: hfrender render .* --resume", err[-1])
     assert second and int(second[1]) < kept, err[-1]
     assert len(list(partial.glob("*.png"))) == kept
-    assert sorted(p.name for p in (tmp_path / "f").iterdir()) == ["####.png.partial"]
+    assert sorted(p.name for p in (tmp_path / "my f").iterdir()) == ["####.png.partial"]
     monkeypatch.setattr(SceneRenderer, "read_into", READ_INTO)
     assert main(["render", str(SCENES / "orbit.py"), "-o", out, *ARGS,
                  "--resume", "--quiet"]) == 0
-    assert len(list((tmp_path / "f").glob("*.png"))) == 60 and not partial.exists()
+    assert len(list((tmp_path / "my f").glob("*.png"))) == 60 and not partial.exists()
 
 
 def test_reexpose_stopped_sooner_leaves_the_larger_partial(tmp_path, monkeypatch, capsys):

@@ -15,7 +15,7 @@ import os
 import shutil
 from pathlib import Path
 
-from hfrender.errors import InputError, spelling
+from hfrender.errors import InputError, pastable, spelling
 from hfrender.io import segments
 from hfrender.io.frame_marks import EXR_MAGIC
 from hfrender.io.outputs import partial_name, temporary
@@ -188,14 +188,17 @@ def begin_sequence(output: str, tmp: str, manifest: Manifest) -> None:
     its manifest, so that what it writes can be resumed. An interrupted run's frames are
     said in a warning (work ``--resume`` would have gone on from): a crashed run's, in
     that folder, go now; a stopped run's partial folder goes when this run is complete, or
-    stops with as many frames (:func:`.outputs.keep_partial`)."""
+    stops with as many frames (:func:`.outputs.keep_partial`), as a GIF's partial output
+    does, said in its words (:data:`.segments.UNTIL`, :data:`.segments.MOVE`), the folder
+    as a shell takes it (was: bare, and without how to keep it)."""
     frames, kept, folder = frames_kept(output), _kept_folder(output), Path(tmp).parent
     if frames:  # (a crashed run's, in the hidden folder, go now)
-        log.warning("starting %s over: an interrupted run's %d finished frame%s in %s %s (a "
+        stays = kept != folder
+        log.warning("starting %s over: an interrupted run's %d finished frame%s in %s %s (%sa "
                     "run goes on from them only with the same settings: render's and fx's "
                     "--resume, a batch's same job)", output, frames, "" if frames == 1 else
-                    "s", kept, "are discarded" if kept == folder else
-                    "stay until this run is complete or stops with as many")
+                    "s", pastable(kept), f"stay {segments.UNTIL}" if stays else
+                    "are discarded", f"{segments.MOVE}; " if stays else "")
     shutil.rmtree(folder, ignore_errors=True)  # a crashed run's frames and manifest
     manifest.begin(folder)
 

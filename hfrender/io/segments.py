@@ -39,6 +39,10 @@ from hfrender.io.setting_changes import differences
 from hfrender.io.writers import Closing, VideoWriter, check_output
 
 MANIFEST = "manifest.json"
+# what an interrupted run's partial output does while a run starts over (a GIF's or a
+# video's file, a sequence's folder: one wording, :func:`.resume.begin_sequence` too)
+UNTIL = "until this run is complete or stops with as many"
+MOVE = "move it elsewhere to keep it"
 log = logging.getLogger(__name__)
 
 
@@ -81,10 +85,9 @@ def _goes(partial: Path | None, lead: str) -> str:
     if partial is None:
         return ""
     held = recorded_frames(partial)
-    fate = (f"{held} frame{'' if held == 1 else 's'} to watch, stays until this run is "
-            "complete or stops with as many" if held else
+    fate = (f"{held} frame{'' if held == 1 else 's'} to watch, stays {UNTIL}" if held else
             "frames to watch, goes once this run is complete or stops")
-    return f"{lead}{partial.name}, an interrupted run's {fate} (move it elsewhere to keep it)"
+    return f"{lead}{partial.name}, an interrupted run's {fate} ({MOVE})"
 
 
 def remove_work_dir(output: str | Path) -> None:
