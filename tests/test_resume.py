@@ -388,7 +388,7 @@ def test_starting_over_says_what_the_interrupted_run_had_finished(tmp_path, capl
         assert main(["render", str(path), "-o", str(gif), *ARGS, "--duration", "0.2"]) == 0
     assert [r.getMessage() for r in caplog.records if r.name == "hfrender.io.segments"] == [
         f"starting {gif} over: c.partial.gif, an interrupted run's frames to watch, goes once "
-        "this run is complete or stops (move it elsewhere to keep it)"]
+        "this run is complete or stops with frames of its own (move it elsewhere to keep it)"]
     assert gif.exists() and not partial.exists()
 
 

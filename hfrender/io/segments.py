@@ -81,12 +81,14 @@ def say_partial_goes(output: str | Path, partial: Path | None = None) -> None:
 def _goes(partial: Path | None, lead: str) -> str:
     """What becomes of an interrupted run's partial output (none: nothing): it stays until
     this run is complete, or stops having kept as many frames (:func:`.outputs.outweighs`);
-    one whose frames cannot be counted goes either way."""
+    one whose frames cannot be counted goes either way, once this run has frames of its
+    own to keep (was: "or stops", though a run stopped before its first frame keeps it)."""
     if partial is None:
         return ""
     held = recorded_frames(partial)
     fate = (f"{held} frame{'' if held == 1 else 's'} to watch, stays {UNTIL}" if held else
-            "frames to watch, goes once this run is complete or stops")
+            "frames to watch, goes once this run is complete or stops with frames of its "
+            "own")
     return f"{lead}{partial.name}, an interrupted run's {fate} ({MOVE})"
 
 
