@@ -12,7 +12,7 @@ import re
 from pathlib import Path
 from typing import Any
 
-from hfrender.errors import HFRenderError, InputError, InputErrors, toml_said, unknown_key
+from hfrender.errors import HFRenderError, InputError, InputErrors, pastable, toml_said, unknown_key
 from hfrender.frame_range import resolve
 from hfrender.io.encoding import Encoding, check_encoding
 from hfrender.io.input_clash import check_not_input
@@ -57,8 +57,6 @@ def check_jobs(jobs_file: Path, jobs: list[Any], on_ray: bool = False) -> None:
     """One line for each pair of jobs of one name or one output, job whose interrupted
     frames would go where another job's file is, or (``on_ray``: every job at once) job
     that reads another's output, all told at once (was: one a run)."""
-    from hfrender.errors import pastable  # (where to keep them: a path to paste)
-
     errors = _distinct(jobs_file, jobs)
     taken = roles(jobs_file, jobs)
     for job in jobs:
