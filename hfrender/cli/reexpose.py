@@ -150,7 +150,7 @@ def _expose(args: argparse.Namespace, store: Any, exposure: Any, out: Any,
     """The exposure written through ``out``: its figures, or the exit status of a Ctrl-C
     (said with where the frames made are); an error names them too."""
     from hfrender.engine.reexpose import run_exposure
-    from hfrender.io.join import JOIN_AGAIN
+    from hfrender.io.goes_on import goes_on
 
     progress, finish = progress_bar(args.quiet, "reexposing")
     with sigterm_interrupts():
@@ -171,7 +171,7 @@ def _expose(args: argparse.Namespace, store: Any, exposure: Any, out: Any,
             return interrupted_code(exc)
         except HFRenderError as exc:  # the one line says what became of the frames made
             out.abandon()  # (reexpose has no --resume: it starts over)
-            said = first_line(exc).replace(JOIN_AGAIN, "the same command exposes it again")
+            said = goes_on(first_line(exc), "reexpose")
             if out.partial:
                 said += f"; {kept_apart(out.frames, out.partial, args.output)}"
             raise type(exc)(said) from exc

@@ -16,7 +16,7 @@ from hfrender.config import ConfigError
 from hfrender.engine.batch import BatchJob, run_job
 from hfrender.engine.batch_paths import stamp
 from hfrender.engine.batch_progress import FINISHED
-from hfrender.engine.batch_run import assets_of, hold, output_folders
+from hfrender.engine.batch_run import assets_of, hold, job_error, output_folders
 from hfrender.engine.batch_state import BatchState, JobResult
 from hfrender.engine.cluster import ClusterRender
 from hfrender.engine.cluster_fx import ClusterFx
@@ -41,9 +41,11 @@ def _failed(job: BatchJob, exc: BaseException, t0: float | None = None) -> JobRe
     if isinstance(cause, BaseException):
         exc = cause
     said = str(exc).strip().splitlines()
-    if _from_ray(exc):  # the cluster's own failure (a node died): not a bug of hfrender's
+    if isinstance(exc, HFRenderError):  # as a failure here says it (was: "--resume")
+        said = [job_error(exc)]
+    elif _from_ray(exc):  # the cluster's own failure (a node died): not a bug of hfrender's
         said = [f"the Ray cluster failed ({type(exc).__name__}): {said[0] if said else ''}"]
-    elif not isinstance(exc, HFRenderError):
+    else:
         said = [f"internal error: {type(exc).__name__}: {said[0] if said else ''}"]
     return JobResult(job.name, "failed", output=str(job.output),
                      error=said[0] if said else type(exc).__name__,

@@ -11,16 +11,18 @@ from typing import Any
 from hfrender.engine.batch_paths import stamp
 from hfrender.engine.batch_state import JobResult
 from hfrender.errors import TOML, HFRenderError, as_given, first_line, pastable
-from hfrender.io.join import JOIN_AGAIN
+from hfrender.io.goes_on import goes_on
 from hfrender.io.outputs import outweighs
-from hfrender.io.segment_parts import WRITE_AGAIN
 from hfrender.io.sequence_names import is_sequence
 
 log = logging.getLogger("hfrender.engine.batch")  # (the batch's: as its warnings always were)
-# a command's way on from a failure, as a batch (which refuses --resume) says it: the same
-# batch command goes on by itself (a video's whole segments kept, its join)
-GOES_ON = {JOIN_AGAIN: "running the batch again joins them",
-           WRITE_AGAIN: "running the batch again writes it anew"}
+
+
+def job_error(exc: BaseException) -> str:
+    """A failed job's one line, here and on Ray alike: its settings as the jobs file's keys
+    (was 'give max_length='), its way on as a batch goes on (:mod:`hfrender.io.goes_on`:
+    the same batch command, never the --resume a batch refuses; was said on Ray, a review)."""
+    return goes_on(first_line(as_given(exc, spell=TOML)), "batch")
 
 
 def hold(job: Any) -> Any:
@@ -55,9 +57,7 @@ def failed(result: JobResult, job: Any, exc: HFRenderError, began: float,
     from hfrender.io.resume import frames_kept
     from hfrender.io.segments import segments_kept
 
-    result.error = first_line(as_given(exc, spell=TOML))  # (its settings as the file's keys:
-    for command, batch in GOES_ON.items():  # was 'give max_length=')
-        result.error = result.error.replace(command, batch)  # (was: "with --resume", refused)
+    result.error = job_error(exc)
     kept = kept_partial(str(job.output), began)  # a render's, an fx sequence's
     if kept:
         result.error += f"; the frames finished so far are in {pastable(kept)}"

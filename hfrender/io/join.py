@@ -14,7 +14,7 @@ from hfrender.io.ffmpeg import Soundtrack, bare, crashed, frame_rate, join_comma
 from hfrender.io.writers import WriteFailed
 
 # how a failed join is gone on from, as render and fx say it (batch and reexpose put their
-# own way in its place)
+# own way in its place: io/goes_on.py)
 JOIN_AGAIN = "the same command with --resume joins them"
 
 

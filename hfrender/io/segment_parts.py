@@ -57,8 +57,8 @@ def clear_dead_parts(folder: Path) -> int:
     return gone
 
 
-# how a segment not kept is written anew, as render and fx say it (a batch puts its own way
-# in its place: it refuses --resume, and goes on by itself)
+# how a segment not kept is written anew, as render and fx say it (batch and reexpose put
+# their own way in its place: io/goes_on.py)
 WRITE_AGAIN = "run again with --resume to write it anew"
 
 
