@@ -3,9 +3,6 @@ gaussian, or the caller's own weights), shared by the sampler and the effects li
 
 from __future__ import annotations
 
-import math
-import numbers
-
 import numpy as np
 
 from hfrender import validate
@@ -15,20 +12,8 @@ CURVES = ("box", "triangle", "gaussian")
 # a motion-vector blur's shutter (hf.vector_blur, fx --vectors, a jobs file's vectors job):
 SHUTTER = 180.0  # degrees, its default: half a frame's motion, the film standard
 MAX_SHUTTER = 720.0  # degrees: two frames' motion, the most one frame's vectors can say
-# a render's shutter (and so a sample store's, which a re-exposure narrows):
+# a render's shutter (config.py; a sample store's is its own, which a re-exposure narrows):
 MAX_RENDER_SHUTTER = 360.0 * 16  # degrees: 16 frames' motion
-
-
-def render_shutter(value: object, head: str | None = None) -> None:
-    """A render's shutter angle (a re-exposure's too, before the store's own bound): a
-    finite number of degrees in (0, :data:`MAX_RENDER_SHUTTER`]; else the line a render's
-    check says, ``--shutter x must be a finite number > 0 and <= 5760`` (``head``: the
-    value as named, default ``shutter=x``; a word: an :class:`InputTypeError`)."""
-    number = isinstance(value, numbers.Real) and not isinstance(value, bool)
-    if not (number and math.isfinite(value)  # type: ignore[arg-type]
-            and 0 < value <= MAX_RENDER_SHUTTER):  # type: ignore[operator]
-        raise about(InputError if number else InputTypeError, "shutter", value,
-                    f" must be a finite number > 0 and <= {MAX_RENDER_SHUTTER:g}", head=head)
 
 
 def vector_shutter(value: object, spell: Spelling = KEYWORD) -> float:

@@ -145,12 +145,18 @@ def test_argparse_refusals_start_as_hfrenders_own(capsys, argv, said):
     assert out == "" and err == f"hfrender: error: {said}\n"
 
 
+STORE_BOUND = "must be a finite number > 0 and at most the 180 the store holds"
+
+
 @pytest.mark.parametrize("flags, said", [
-    # render's line for the same flag and value (was "--shutter x: an angle in degrees > 0,
-    # at most the 180 the store holds")
-    (["--shutter", "x"], "--shutter x must be a finite number > 0 and <= 5760"),
-    (["--shutter", "0"], "--shutter 0 must be a finite number > 0 and <= 5760"),
-    (["--shutter", "-5"], "--shutter -5 must be a finite number > 0 and <= 5760"),
+    # said as render says it, with the store's bound (was render's "<= 5760", the store
+    # holding 180)
+    (["--shutter", "x"], f"--shutter x {STORE_BOUND}"),
+    (["--shutter", "0"], f"--shutter 0 {STORE_BOUND}"),
+    (["--shutter", "-5"], f"--shutter -5 {STORE_BOUND}"),
+    (["--shutter", "nan"], f"--shutter nan {STORE_BOUND}"),
+    (["--shutter", "6000"], "--shutter 6000: the store holds sub-frames over 180 degrees "
+     "only; expose at most that (render with a wider shutter to choose wider ones later)"),
     (["--shutter", "270"], "--shutter 270: the store holds sub-frames over 180 degrees only; "
      "expose at most that (render with a wider shutter to choose wider ones later)"),
     (["--focus-distance", "x", "--f-stop", "2"], "--focus-distance x must be a distance > 0 "

@@ -48,8 +48,8 @@ def test_fx_names_a_bad_lens_value_as_typed(tmp_path, capsys, words, said):
     (["--focus-distance", "0"], "--focus-distance 0 must be a distance > 0 in metres, or inf"),
     (["--focus-distance", "1e-2"], "--focus-distance 1e-2" + NEAR),  # (was: 0.01, a check
     # of its own beside the lens's)
-    (["--shutter", "0"], "--shutter 0 must be a finite number > 0 and <= 5760"),  # (was:
-    # --shutter 0.0; then "--shutter 0: an angle in degrees > 0, at most the 180 ...")
+    (["--shutter", "0"], "--shutter 0 must be a finite number > 0 and at most the 180 the "
+                         "store holds"),  # (was: --shutter 0.0; then render's "<= 5760")
     (["--shutter=1e3"], "--shutter 1e3: the store holds sub-frames over 180 degrees only; "
                         "expose at most that (render with a wider shutter to choose wider ones "
                         "later)"),

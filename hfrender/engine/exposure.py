@@ -17,13 +17,13 @@ from numbers import Real
 
 import numpy as np
 
-from hfrender.errors import InputError, about
+from hfrender.errors import InputError, InputTypeError, about
 from hfrender.hyperframe.windows import WindowWeights
 from hfrender.io import store as io_store
 from hfrender.optics import MIN_BLUR_PX, Lens
 from hfrender.sampler import POSITIONS, SampleSchedule
 from hfrender.scene.camera import PINHOLE_F_STOP
-from hfrender.shutter_curve import CURVES, curve_values, render_shutter
+from hfrender.shutter_curve import CURVES, curve_values
 
 log = logging.getLogger(__name__)
 
@@ -112,8 +112,8 @@ def check_exposure(s: dict, e: Exposure) -> None:
 
 
 def _check_exposure(s: dict, e: Exposure) -> None:
-    if e.shutter is not None:  # a render's line first (was "--shutter x: an angle in
-        render_shutter(e.shutter, head=f"--shutter {e.shutter!r}")  # degrees > 0, ..."
+    if e.shutter is not None:
+        _shutter(s, e.shutter)
     for key, value, inf in (("focus_distance", e.focus_distance, True),
                             ("f_stop", e.f_stop, False)):  # focused at infinity: inf
         if value is not None and not (isinstance(value, Real) and not isinstance(value, bool)
@@ -121,10 +121,6 @@ def _check_exposure(s: dict, e: Exposure) -> None:
             raise about(InputError, key, value, " must be " + (
                         "a distance > 0 in metres, or inf" if inf else "a finite number > 0"),
                         head=f"--{key.replace('_', '-')} {value!r}")
-    if e.shutter is not None and e.shutter > s["shutter"] + 1e-9:
-        raise about(InputError, "shutter", e.shutter, f": the store holds sub-frames over "
-                    f"{s['shutter']:g} degrees only; expose at most that (render with a wider "
-                    "shutter to choose wider ones later)", head=f"--shutter {e.shutter:.10g}")
     if e.position is not None and e.position not in POSITIONS:
         raise InputError(f"--shutter-position {e.position!r} must be one of "
                          f"{', '.join(POSITIONS)}")
@@ -139,6 +135,22 @@ def _check_exposure(s: dict, e: Exposure) -> None:
                              "--dof depth or --dof off and --keep-samples to refocus later")
         raise InputError("--focus-distance/--f-stop: this store's sub-frames have no depth "
                          "(a shader scene draws none): only its shutter can change")
+
+
+def _shutter(s: dict, value: object) -> None:
+    """A re-exposure's shutter: degrees > 0, at most the store's; else a line said as a
+    render's check says it (``--shutter x must be a finite number > 0 ...``, a word an
+    :class:`InputTypeError`), the bound the store's (was render's "<= 5760", a store of 180
+    refusing 0 so), or one past the store's naming what it holds."""
+    number = isinstance(value, Real) and not isinstance(value, bool)
+    if not (number and math.isfinite(value) and value > 0):  # type: ignore[arg-type]
+        raise about(InputError if number else InputTypeError, "shutter", value,
+                    f" must be a finite number > 0 and at most the {s['shutter']:g} the store "
+                    "holds", head=f"--shutter {value!r}")
+    if value > s["shutter"] + 1e-9:  # type: ignore[operator]
+        raise about(InputError, "shutter", value, f": the store holds sub-frames over "
+                    f"{s['shutter']:g} degrees only; expose at most that (render with a wider "
+                    "shutter to choose wider ones later)", head=f"--shutter {value:.10g}")
 
 
 def _lopsided_lens(s: dict, e: Exposure) -> None:
