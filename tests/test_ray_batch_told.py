@@ -3,6 +3,7 @@ from where the command ran, the whole batch's frames with an up-to-date job's co
 
 import re
 import textwrap
+from pathlib import Path
 
 import pytest
 
@@ -37,14 +38,27 @@ def jobs_file(folder, **limits):
     return folder / "jobs.toml"
 
 
-@pytest.mark.parametrize("shown,said", [("scenes", "scenes/boom.py:3"), (".", "boom.py:3"),
-                                        ("/my shots", "/my shots/boom.py:3")])
-def test_a_chunks_error_names_its_files_in_the_folder_shown(shown, said):
+@pytest.mark.parametrize("scene,sent,said", [
+    ("scenes/boom.py", ("boom.py", "scenes/"), "scenes/boom.py:3"),
+    ("boom.py", ("boom.py", ""), "boom.py:3"), ("./boom.py", ("boom.py", ""), "boom.py:3"),
+    ("/my shots/boom.py", ("boom.py", "/my shots/"), "/my shots/boom.py:3")])
+def test_a_chunks_error_names_its_files_in_the_folder_shown(scene, sent, said):
+    """The driver sends the scene file's name and its folder as shown (the worker parses
+    no driver path: was Path(scene).name there, a review)."""
+    from hfrender.engine.chunk_dir import chunk_dir, scene_sent
+
+    assert scene_sent(Path(scene)) == sent
+    with pytest.raises(RuntimeError) as e, chunk_dir(within=sent[1]) as tmp:
+        raise RuntimeError(f"boom ({tmp}/{sent[0]}:3)", 7)
+    assert e.value.args == (f"boom ({said})", 7)
+
+
+def test_a_windows_drivers_folder_is_shown_as_sent():
     from hfrender.engine.chunk_dir import chunk_dir
 
-    with pytest.raises(RuntimeError) as e, chunk_dir(shown=shown) as tmp:
-        raise RuntimeError(f"boom ({tmp}/boom.py:3)", 7)
-    assert e.value.args == (f"boom ({said})", 7)
+    with pytest.raises(RuntimeError) as e, chunk_dir(within="C:\\shots\\") as tmp:
+        raise RuntimeError(f"boom ({tmp}/boom.py:3)")
+    assert e.value.args == ("boom (C:\\shots\\boom.py:3)",)
 
 
 def test_a_scenes_line_on_ray_is_named_from_where_the_batch_ran(local_ray, tmp_path,

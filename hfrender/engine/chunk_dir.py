@@ -15,15 +15,25 @@ from contextlib import contextmanager
 from pathlib import Path
 
 
+def scene_sent(scene_file: Path) -> tuple[str, str]:
+    """On the driver: what a chunk's task is sent of its scene file, its name and its folder
+    as the driver's user names it, with this machine's separator (``("boom.py",
+    "scenes/")``; ``""``: the folder the command runs in), for :func:`chunk_dir`'s
+    ``within`` (the worker parses no path of the driver's: its system may spell them
+    otherwise)."""
+    folder = scene_file.parent
+    return scene_file.name, "" if folder == Path(".") else os.path.join(str(folder), "")
+
+
 @contextmanager
-def chunk_dir(kind: str = "chunk", shown: str = ".") -> Iterator[str]:
+def chunk_dir(kind: str = "chunk", within: str = "") -> Iterator[str]:
     """A fresh ``hfrender-KIND-HOST-PID-...`` folder in the temporary folder, removed after.
-    An error's message that names a file in it names it in ``shown`` instead, the folder it
-    stands for as the driver's user names it (``scenes/boom.py:11``, as a run there says it;
-    not the worker's temporary path, nor ``boom.py:11``, from the folder: was)."""
+    An error's message that names a file in it names it after ``within`` instead, the folder
+    it stands for as the driver's user names it (:func:`scene_sent`: ``scenes/boom.py:11``,
+    as a run there says it; not the worker's temporary path, nor ``boom.py:11``, from the
+    folder: was)."""
     sweep(kind)
     prefix = f"hfrender-{kind}-{socket.gethostname()}-{os.getpid()}-"
-    within = "" if Path(shown) == Path(".") else os.path.join(shown, "")
     with tempfile.TemporaryDirectory(prefix=prefix) as tmp:
         try:
             yield tmp

@@ -29,6 +29,7 @@ import numpy as np
 
 from hfrender.checksum import sha256_file
 from hfrender.config import ConfigError, RenderConfig
+from hfrender.engine.chunk_dir import scene_sent
 from hfrender.engine.cluster_tasks import render_chunk, render_frames
 from hfrender.engine.files_read import files_inside, with_chunk_files, with_later_files
 from hfrender.engine.ray_connect import connect
@@ -258,8 +259,9 @@ class ClusterRender:
         if self.progress is not None:  # a bar from the start (the segments kept, of all)
             self.progress(self._done, self.total)
         known = self.settings.get("scene_files")  # (not hashed again by the workers)
-        return [task(files, str(self.scene_file), self.scene_name, config, first, count,
-                     self.segment_frames, known)
+        scene = scene_sent(self.scene_file)  # (its name and folder: not parsed there)
+        return [task(files, scene, self.scene_name, config, first, count, self.segment_frames,
+                     known)
                 for first, count in segment_ranges(self.total, self.segment_frames)
                 if first not in have]
 

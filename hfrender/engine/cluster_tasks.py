@@ -45,21 +45,23 @@ def task_config(config: dict) -> RenderConfig:
     return RenderConfig(**{**config, "size": tuple(config["size"]), "fusion_process": fusion})
 
 
-def render_frames(files: dict[str, bytes], scene: str, scene_name: str | None, config: dict,
-                   first: int, count: int, gop: int, known: dict | None = None) -> dict:
+def render_frames(files: dict[str, bytes], scene: tuple[str, str], scene_name: str | None,
+                   config: dict, first: int, count: int, gop: int, known: dict | None = None
+                   ) -> dict:
     """On a worker: frames ``first .. first + count - 1`` as lossless PNGs (an image
     sequence's chunk); their bytes and one checksum (and :func:`_figures`). ``scene``: its
-    path as the driver's user gave it (its folder: where an error names its files)."""
+    file's name and its folder as the driver shows it (:func:`.chunk_dir.scene_sent`: where
+    an error names its files)."""
     from hfrender.engine.render import RenderJob
     from hfrender.io.frame_marks import sequence_id
     from hfrender.io.images import png8_bytes
     from hfrender.io.writers import MemoryWriter
 
     cfg = task_config(config)
-    with chunk_dir(shown=str(Path(scene).parent)) as tmp:
+    with chunk_dir(within=scene[1]) as tmp:
         lay_out(files, Path(tmp))
         memory = MemoryWriter()
-        job = RenderJob(Path(tmp) / Path(scene).name, cfg, scene_name=scene_name,
+        job = RenderJob(Path(tmp) / scene[0], cfg, scene_name=scene_name,
                         first_frame=start_of(cfg.frames) + first, count=count, writer=memory,
                         gl_device=_task_gpu(), stop=chunk_stop.check).prepare()
         figures = _figures(job, job.run(), known)
@@ -80,8 +82,9 @@ def _figures(job: object, stats: object, known: dict | None) -> dict:
             "files": scene_assets(job.scene, known)}
 
 
-def render_chunk(files: dict[str, bytes], scene: str, scene_name: str | None, config: dict,
-                  first: int, count: int, gop: int, known: dict | None = None) -> dict:
+def render_chunk(files: dict[str, bytes], scene: tuple[str, str], scene_name: str | None,
+                  config: dict, first: int, count: int, gop: int, known: dict | None = None
+                  ) -> dict:
     """On a worker: the scene's folder laid out afresh, frames ``first .. first + count -
     1`` rendered as one segment; its bytes and checksum (and :func:`_figures`); ``scene``:
     as :func:`render_frames` takes it."""
@@ -89,14 +92,14 @@ def render_chunk(files: dict[str, bytes], scene: str, scene_name: str | None, co
 
     cfg = task_config(config)
     codec = check_output(cfg.output, cfg.size, cfg.codec, pix_fmt=cfg.pix_fmt)
-    with chunk_dir(shown=str(Path(scene).parent)) as tmp:
+    with chunk_dir(within=scene[1]) as tmp:
         lay_out(files, Path(tmp))
         path = Path(tmp) / ".segment" / segment_name(first, codec, cfg.fps, output=cfg.output)
         path.parent.mkdir()
         writer = open_segment(path, cfg.fps, cfg.size, codec, gop, first,
                               frames_format(cfg), encoding=Encoding.of(cfg))
         try:  # ``first`` counts from the output's first frame (--frames: the range's)
-            job = RenderJob(Path(tmp) / Path(scene).name, cfg, scene_name=scene_name,
+            job = RenderJob(Path(tmp) / scene[0], cfg, scene_name=scene_name,
                             first_frame=start_of(cfg.frames) + first, count=count,
                             writer=writer, gl_device=_task_gpu(),
                             stop=chunk_stop.check).prepare()
