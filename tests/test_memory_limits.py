@@ -81,7 +81,7 @@ def test_a_frame_too_large_to_work_on_is_refused_though_its_pool_fits(monkeypatc
     encoding take about 100 bytes a pixel more (25 GiB): refused in one line before any
     memory is taken (was: the kernel's out-of-memory killer, rc 137). 8192x8192 fits."""
     from hfrender.config import ConfigError, RenderConfig
-    from hfrender.engine import render_setup
+    from hfrender.engine import memory_fit
     from hfrender.sampler import SampleSchedule
 
     monkeypatch.setattr(builder, "free_memory_bytes", lambda: 24 << 30)
@@ -90,10 +90,10 @@ def test_a_frame_too_large_to_work_on_is_refused_though_its_pool_fits(monkeypatc
         config = RenderConfig(size=(side, side), samples=1)
         pixels = side * side
         if not refused:
-            render_setup.check_granularity(config, plan, 4 * pixels)
+            memory_fit.check_granularity(config, plan, 4 * pixels)
             continue
         with pytest.raises(ConfigError) as err:
-            render_setup.check_granularity(config, plan, 4 * pixels)
+            memory_fit.check_granularity(config, plan, 4 * pixels)
         assert str(err.value) == (
             "16384x16384 with 1 sub-frame per output frame needs 28.0 GiB (3.0 GiB for 3 "
             "hyperframe slots of 1 sub-frame and 25.0 GiB to draw, fuse and encode each "
@@ -104,9 +104,9 @@ def test_a_frame_too_large_to_work_on_is_refused_though_its_pool_fits(monkeypatc
     # 1080p at 8 samples took 3.2 GB in all where 0.9 GiB was said, then ran out (a trial)
     monkeypatch.setattr(builder, "free_memory_bytes", lambda: 2 << 30)
     hd, eight = RenderConfig(size=(1920, 1080), samples=8), SampleSchedule(samples=8).plan(1)
-    render_setup.check_granularity(hd, eight, 16 * 1920 * 1080)  # plain: 1.0 of 1.6 GiB
+    memory_fit.check_granularity(hd, eight, 16 * 1920 * 1080)  # plain: 1.0 of 1.6 GiB
     with pytest.raises(ConfigError) as err:
-        render_setup.check_granularity(hd, eight, 16 * 1920 * 1080, heavy=True, workers=2)
+        memory_fit.check_granularity(hd, eight, 16 * 1920 * 1080, heavy=True, workers=2)
     assert str(err.value).endswith(
         "GiB to draw, fuse and encode each frame), more than the 1.6 GiB this process may "
         "use: lower --samples (at most 5 fit at 1920x1080) or --size (or --reconstruct off, "
@@ -114,7 +114,7 @@ def test_a_frame_too_large_to_work_on_is_refused_though_its_pool_fits(monkeypatc
     assert "needs 2.4 GiB" in str(err.value)  # (3 x 8 x 16 + 100 + 2 x 48 x 8) B a pixel
     with pytest.raises(ConfigError, match=r"^4096x4096 .* needs 0.2 GiB for 3 hyperframe "
                        r"slots of 1 sub-frame, more than the 0.2 GiB of the GPU's memory"):
-        render_setup.check_granularity(RenderConfig(size=(4096, 4096), samples=1), plan,
+        memory_fit.check_granularity(RenderConfig(size=(4096, 4096), samples=1), plan,
                                        4 * 4096 * 4096, free=200 << 20)
 
 
@@ -141,11 +141,11 @@ def test_a_pool_of_three_slots_too_large_renders_with_two(tmp_path, monkeypatch,
     scene = Path(__file__).parent.parent / "scenes" / "orbit.py"
     opts = {"size": (64, 36), "samples": 8, "duration": 0.3, "progress": False}
     sub = sub_frame_bytes((36, 64, 4), np.uint8, False, False)
-    work = 100 * 64 * 36  # render_setup.WORK_BYTES_PER_PIXEL
+    work = 100 * 64 * 36  # memory_fit.WORK_BYTES_PER_PIXEL
     hf.render(scene, tmp_path / "a" / "%02d.png", **opts)
     monkeypatch.setattr(builder, "free_memory_bytes",
                         lambda: int((2 * 8 * sub + work) / 0.8 * 1.1))  # 2 slots, not 3
-    caplog.set_level(logging.INFO, logger="hfrender.engine.render_setup")
+    caplog.set_level(logging.INFO, logger="hfrender.engine.memory_fit")
     stats = hf.render(scene, tmp_path / "b" / "%02d.png", **opts)
     assert stats.pool_mb * 2**20 == 2 * 8 * sub
     assert "hyperframe pool: 3 slots do not fit this process's memory; 2 do" in caplog.text
@@ -182,14 +182,14 @@ def test_a_size_past_memory_whatever_the_pool_is_refused_before_the_gl_context(
 def test_more_in_flight_than_fits_steps_down_to_the_most_that_fit(monkeypatch):
     # max_in_flight 4 (6 slots) where 3 slots fit: 2 in flight (was: 1, 2 slots)
     from hfrender.config import RenderConfig
-    from hfrender.engine import render_setup
+    from hfrender.engine import memory_fit
     from hfrender.sampler import SampleSchedule
 
     plan = SampleSchedule(fps=30, samples=8).plan(1)
     sub, work = 64 * 36 * 4, 100 * 64 * 36
     monkeypatch.setattr(builder, "free_memory_bytes", lambda: int((3 * 8 * sub + work) / 0.8))
     config = RenderConfig(size=(64, 36), samples=8, max_in_flight=4)
-    assert render_setup.fitting(config, plan, sub, None, False, 1).max_in_flight == 2
+    assert memory_fit.fitting(config, plan, sub, None, False, 1).max_in_flight == 2
 
 
 def test_a_shaders_buffers_float_textures_are_counted(tmp_path, monkeypatch, capsys):
@@ -219,16 +219,16 @@ def test_a_shaders_buffers_float_textures_are_counted(tmp_path, monkeypatch, cap
     assert not (tmp_path / "s.png").exists()
     # and as the pool is sized (one buffer at 4K: 0.1 GiB more, past what fits)
     from hfrender.config import ConfigError, RenderConfig
-    from hfrender.engine import render_setup
+    from hfrender.engine import memory_fit
     from hfrender.sampler import SampleSchedule
 
     monkeypatch.setattr(builder, "free_memory_bytes", lambda: int(1.1 * 2**30))
     config, plan = RenderConfig(size=(3840, 2160), samples=1), SampleSchedule(samples=1).plan(1)
-    render_setup.check_granularity(config, plan, 4 * 3840 * 2160)
+    memory_fit.check_granularity(config, plan, 4 * 3840 * 2160)
     with pytest.raises(ConfigError, match=r"needs 1\.0 GiB \(0\.1 GiB for 3 hyperframe slots of 1 "
                        r"sub-frame and 0\.9 GiB to draw, fuse and encode each frame, 0\.1 GiB "
                        r"of it the float textures of 1 shader buffer\), more than the 0\.9"):
-        render_setup.check_granularity(config, plan, 4 * 3840 * 2160, buffers=1)
+        memory_fit.check_granularity(config, plan, 4 * 3840 * 2160, buffers=1)
 
 
 def test_too_many_samples_are_refused_with_the_most_that_fit(tmp_path, monkeypatch, capsys):
@@ -238,7 +238,7 @@ def test_too_many_samples_are_refused_with_the_most_that_fit(tmp_path, monkeypat
     100 B x 2073600) / (2 x 4 B x 2073600) = 1023.1 sub-frames fit."""
     from hfrender.cli import main
     from hfrender.config import ConfigError, RenderConfig
-    from hfrender.engine import render_setup
+    from hfrender.engine import memory_fit
     from hfrender.sampler import SampleSchedule
 
     (tmp_path / "rings.frag").write_text("void mainImage(out vec4 c, in vec2 p) { c = "
@@ -256,13 +256,13 @@ def test_too_many_samples_are_refused_with_the_most_that_fit(tmp_path, monkeypat
         config = one.with_(samples=samples)
         plan = SampleSchedule(samples=samples).plan(1)
         if fits:
-            render_setup.check_granularity(config, plan, 4 * pixels)
+            memory_fit.check_granularity(config, plan, 4 * pixels)
         else:
             with pytest.raises(ConfigError, match=r"lower --samples \(at most 1023 fit"):
-                render_setup.check_granularity(config, plan, 4 * pixels)
+                memory_fit.check_granularity(config, plan, 4 * pixels)
     # where one sub-frame does not fit either (the frame's work alone), no count is said
     monkeypatch.setattr(builder, "free_memory_bytes", lambda: 200 << 20)
     with pytest.raises(ConfigError, match=r"this process may use: lower --samples or "
                                           r"--size$"):
-        render_setup.check_granularity(one.with_(samples=8), SampleSchedule(samples=8).plan(1),
+        memory_fit.check_granularity(one.with_(samples=8), SampleSchedule(samples=8).plan(1),
                                        4 * pixels)

@@ -61,7 +61,7 @@ def run_cell(scene: str | Path, config: RenderConfig, frames: int, scene_name: s
 def grid_plan(config: RenderConfig) -> Any:
     """The schedule's plan of one output frame: its sub-frames (``step``) and the halo
     carried (``overlap``), which granularities are made of."""
-    from hfrender.engine.render_setup import schedule_for
+    from hfrender.engine.memory_fit import schedule_for
 
     return schedule_for(config).plan(1)
 

@@ -139,13 +139,14 @@ class ClusterRender:
         """What every chunk must agree on, decided once here: frames, granularity (so
         keyframes and segments fall where a local render puts them), the manifest."""
         from hfrender.engine import deep_output
+        from hfrender.engine.memory_fit import schedule_for
         from hfrender.engine.render_modes import (
             resolve_dof,
             resolve_reconstruct,
             resolve_samples,
             resolve_transparent,
         )
-        from hfrender.engine.render_setup import keyframe_interval, output_settings, schedule_for
+        from hfrender.engine.render_setup import keyframe_interval, output_settings
         from hfrender.renderer.shader_notes import shader_notes
         from hfrender.scene.loader import load_scene
         from hfrender.scene.ready import first_look, looked_over, set_up

@@ -20,6 +20,7 @@ from hfrender.engine import render_modes as modes
 from hfrender.engine.adaptive import adaptive_probe
 from hfrender.engine.draw import SubframeDrawer
 from hfrender.engine.keep import keeper_for, keeps_depth
+from hfrender.engine.memory_fit import schedule_for, shader_buffers
 from hfrender.engine.passes import FramePasses, check_passes
 from hfrender.engine.render_checks import check_job_output
 from hfrender.engine.render_output import RenderOutput
@@ -31,8 +32,6 @@ from hfrender.engine.render_setup import (
     output_settings,
     refuse_past_memory,
     resume_point,
-    schedule_for,
-    shader_buffers,
     shared_arena,
 )
 from hfrender.errors import InputError
