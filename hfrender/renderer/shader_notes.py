@@ -10,10 +10,10 @@ from typing import Any
 from hfrender.renderer.shadertoy import (
     SHADERTOY_INPUTS,
     channels_read,
-    colour_not_out,
     own_main,
     unset_inputs,
 )
+from hfrender.renderer.shadertoy_checks import colour_not_out
 from hfrender.scene import ShaderScene
 
 log = logging.getLogger(__name__)

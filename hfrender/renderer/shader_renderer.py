@@ -26,12 +26,14 @@ from hfrender.renderer.programs import (
 )
 from hfrender.renderer.shadertoy import (
     DEFINES_MAIN_IMAGE,
+    shadertoy_program,
+)
+from hfrender.renderer.shadertoy_checks import (
     include_in,
     include_line,
     no_main_image,
     old_output,
     shadertoy_hint,
-    shadertoy_program,
 )
 from hfrender.renderer.target import Target
 from hfrender.scene import ShaderScene

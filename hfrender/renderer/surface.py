@@ -29,10 +29,10 @@ from hfrender.renderer.shadertoy import (
     _UNIFORM,
     _code,
     _declared,
-    include_in,
     own_uniforms_read,
     without_version,
 )
+from hfrender.renderer.shadertoy_checks import include_in
 from hfrender.resources import shader_dir
 
 log = logging.getLogger(__name__)
@@ -91,7 +91,7 @@ def surface_program(ctx: Any, vertex: str, header: str, source: str, path: Path)
     once a file). A byte-order mark and a ``#version`` line are left out, as a Shadertoy
     shader's are (were: "fragment shader lacks `main'", "#version must appear on the first
     line", naming no line of the file); an ``#include`` in its code is told at its line
-    (:func:`~hfrender.renderer.shadertoy.include_in`)."""
+    (:func:`~hfrender.renderer.shadertoy_checks.include_in`)."""
     source = without_version(source)
     said = no_shade(source)
     if said is not None:
