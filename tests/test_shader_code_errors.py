@@ -3,6 +3,8 @@ something else: a ``/*`` never closed (was: "is empty", the rest of the file tak
 comment), an ``#include`` in a common or surface file (was: "cannot include", no line), a
 ``{`` never closed (was: line 1, the error in hfrender's code after the shader's)."""
 
+import re
+
 import pytest
 from render_helpers import render_frames
 from test_render import write_scene
@@ -80,7 +82,7 @@ def test_an_include_in_a_common_file_is_told_at_its_own_line(tmp_path, capsys):
                                      "1.0; }\n")
     path = tmp_path / "cm2.frag"
     path.write_text("// hfrender: common = c.glsl\n" + IMAGE.replace("vec4(1.0", "vec4(f()"))
-    assert _still(path, capsys) == (1, (
+    assert _still(path, capsys) == (2, (
         f'hfrender: error: {tmp_path / "c.glsl"}:2: #include "other.glsl": GLSL has no '
         "#include (shadertoy.com neither); a shader has one common file: put the code of "
         "other.glsl in c.glsl\n"))
@@ -97,6 +99,7 @@ def test_an_include_in_a_surface_shader_is_told_at_its_own_line(tmp_path, named)
                            "vec3 shade(vec3 n, vec3 w, vec3 c) { return c; }\n")
     assert str(err.value) == (f"{tmp_path / 'mine.glsl'}:3: #include {named}: GLSL has no "
                               "#include; put the code of lib/noise.glsl in mine.glsl")
+    assert isinstance(err.value, InputError)  # the user's file: bad input (exit 2)
 
 
 def _open(path, line, nor=""):
@@ -114,14 +117,14 @@ def test_a_brace_never_closed_in_the_image_is_told_at_its_line(tmp_path, capsys,
     hfrender's code after the shader's sent to mainImage's line."""
     path = tmp_path / "brace.frag"
     path.write_text(source)
-    assert _still(path, capsys) == (1, f"hfrender: error: {_open(path, line, nor)}\n")
+    assert _still(path, capsys) == (2, f"hfrender: error: {_open(path, line, nor)}\n")
 
 
 def test_a_brace_never_closed_in_a_common_file_is_told_at_its_line(tmp_path, capsys):
     (tmp_path / "c.glsl").write_text("// shared\nfloat f() {\n  return 1.0;\n")
     path = tmp_path / "s.frag"
     path.write_text("// hfrender: common = c.glsl\n" + IMAGE.replace("vec4(1.0", "vec4(f()"))
-    assert _still(path, capsys) == (1, f"hfrender: error: {_open(tmp_path / 'c.glsl', 2)}\n")
+    assert _still(path, capsys) == (2, f"hfrender: error: {_open(tmp_path / 'c.glsl', 2)}\n")
 
 
 def test_a_brace_never_closed_in_a_surface_shader_is_told_at_its_line(tmp_path):
@@ -130,6 +133,7 @@ def test_a_brace_never_closed_in_a_surface_shader_is_told_at_its_line(tmp_path):
     with pytest.raises(ShaderError) as err:
         _surface(tmp_path, "vec3 shade(vec3 n, vec3 w, vec3 c)\n{\n  return c;\n\n")
     assert str(err.value) == _open(tmp_path / "mine.glsl", 2)
+    assert isinstance(err.value, InputError)
 
 
 def test_braces_opened_in_the_arms_of_an_if_and_closed_once_draw(tmp_path, capsys):
@@ -140,3 +144,58 @@ def test_braces_opened_in_the_arms_of_an_if_and_closed_once_draw(tmp_path, capsy
                     "void mainImage(out vec4 c, in vec2 p) {\n#endif\n"
                     "  c = vec4(1.0, 0.5, 0.25, 1.0);\n}\n")
     assert _still(path, capsys) == (0, "")
+
+
+@pytest.mark.parametrize("name, source, said", [
+    ("a.frag", "void mainImage(out vec4 c, in vec2 p) {\n  c = vec4(nope);\n}\n",
+     ":2: `nope' undeclared (and 1 more error)"),  # the compiler's, at the file's line
+    ("d.frag", "void mainImage(out vec4 c, in vec3 p) {\n  c = vec4(1.0);\n}\n",
+     ":1: no matching function for call to `mainImage(vec4, vec2)'; candidates are: void "
+     "mainImage(vec4, vec3); hfrender calls void mainImage(out vec4 fragColor, in vec2 "
+     "fragCoord)"),  # hfrender's call of it, told at its line
+    ("e.frag", "void main() {\n  gl_FragColor = vec4(1.0);\n}\n",
+     ": defines main(); a Shadertoy-style shader defines void mainImage(out vec4 fragColor, "
+     "in vec2 fragCoord)"),  # found before the compiler
+    ("f.frag", '#include "x.glsl"\n' + IMAGE,
+     ':1: #include "x.glsl": GLSL has no #include (shadertoy.com neither); code the passes '
+     "share goes in a file named by a line // hfrender: common = x.glsl"),
+])
+def test_a_fault_told_in_the_users_shader_exits_2(tmp_path, capsys, name, source, said):
+    """Bad input, as a '/*' never closed was (exit 2): was exit 1, a failure, for the
+    compiler's errors and those found before it."""
+    path = tmp_path / name
+    path.write_text(source)
+    assert _still(path, capsys) == (2, f"hfrender: error: {path}{said}\n")
+    assert not (tmp_path / "o.png").exists()
+
+
+def test_a_compile_error_in_a_common_file_exits_2(tmp_path, capsys):
+    (tmp_path / "c.glsl").write_text("// shared\nfloat f() { return nope; }\n")
+    path = tmp_path / "s.frag"
+    path.write_text("// hfrender: common = c.glsl\n" + IMAGE.replace("vec4(1.0", "vec4(f()"))
+    assert _still(path, capsys) == (
+        2, f"hfrender: error: {tmp_path / 'c.glsl'}:2: `nope' undeclared (and 1 more error)\n")
+
+
+def test_a_compile_error_in_a_surface_shader_is_bad_input(tmp_path):
+    from hfrender.renderer.programs import ShaderError
+
+    with pytest.raises(ShaderError) as err:
+        _surface(tmp_path, "vec3 shade(vec3 n, vec3 w, vec3 c) {\n  return nope;\n}\n")
+    assert str(err.value).startswith(f"{tmp_path / 'mine.glsl'}:2: `nope' undeclared")
+    assert isinstance(err.value, InputError)
+
+
+def test_a_compile_error_in_hfrenders_own_code_stays_a_failure(tmp_path, capsys, monkeypatch):
+    """Not the user's file (hfrender's header broken: a bug, or the driver's): exit 1."""
+    from hfrender.renderer import shadertoy
+
+    own = shadertoy.glsl
+    monkeypatch.setattr(shadertoy, "glsl", lambda name: own(name) + (
+        "\nfloat hf_broken = nope_of_ours;\n" if name == "shadertoy_header.frag" else ""))
+    path = tmp_path / "s.frag"
+    path.write_text(IMAGE)
+    status, err = _still(path, capsys)
+    assert (status, err.count("\n")) == (1, 1), err
+    assert re.fullmatch(r"hfrender: error: \S+shadertoy_header\.frag:\d+: `nope_of_ours' "
+                        r"undeclared\n", err), err

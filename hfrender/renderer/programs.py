@@ -43,9 +43,24 @@ class ShaderError(HFRenderError):
         self.errors = list(errors) if errors else [message]
 
 
-class NoSurfaceShader(ShaderError, InputError):
+class ShaderInputError(ShaderError, InputError):
+    """A shader's fault told in the user's own file (a compile error at its line, one found
+    before the compiler): bad input, exit 2, as any other (was: exit 1, a failure)."""
+
+
+class NoSurfaceShader(ShaderInputError):
     """An object's ``shader`` names no file: bad input (exit 2), told at the scene's line
     that set it where known (its ``where``)."""
+
+
+def shader_error(message: str, errors: list[str] | None,
+                 files: list[str | Path | None]) -> ShaderError:
+    """The error to raise for ``errors`` (``message`` tells them): a
+    :class:`ShaderInputError` where the first is at a line of one of the user's ``files``;
+    else (in hfrender's own code: a bug, or the driver's) a :class:`ShaderError`."""
+    first = (errors or [message])[0]
+    users = any(re.match(re.escape(f"{path}:") + r"\d+: ", first) for path in files if path)
+    return (ShaderInputError if users else ShaderError)(message, errors)
 
 
 def set_uniform(prog: Any, name: str, value: Any) -> None:
@@ -98,7 +113,8 @@ def with_user_source(header: str, user: str, footer: str) -> str:
 
 def compile_program(ctx: Any, vertex: str, fragment: str, user_file: str | Path | None,
                     common_file: str | Path | None = None) -> Any:
-    """``ctx.program(...)``; a compile error becomes ``ShaderError("file:line: msg")``. An
+    """``ctx.program(...)``; a compile error becomes ``ShaderError("file:line: msg")``
+    (:func:`shader_error`: a :class:`ShaderInputError` in the user's file). An
     ``#include "x"`` in a comment stays one (moderngl replaces each it finds, in a comment
     too: was "shader compilation failed: 'cannot include "x"'")."""
     fragment = COMMENTS.sub(lambda m: m.group().replace("#include", "# include"), fragment)
@@ -107,7 +123,8 @@ def compile_program(ctx: Any, vertex: str, fragment: str, user_file: str | Path 
     except Exception as exc:  # moderngl.Error; its text holds the compiler log
         release_failed_program()  # (was: kept as long as the context, ~5 KB each)
         errors = compile_errors(str(exc), user_file, common_file)
-        raise ShaderError(describe_compile_error(errors), errors) from None
+        raise shader_error(describe_compile_error(errors), errors,
+                           [user_file, common_file]) from None
 
 
 def compile_errors(log: str, user_file: str | Path | None,

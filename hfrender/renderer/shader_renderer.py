@@ -18,9 +18,11 @@ from hfrender.renderer.channel_textures import (
 )
 from hfrender.renderer.programs import (
     ShaderError,
+    ShaderInputError,
     compile_program,
     glsl,
     set_uniform,
+    shader_error,
     unclosed_brace,
     wrapper_errors_at,
 )
@@ -209,14 +211,14 @@ def compile_pass(ctx: Any, shader: ShaderPass, buffer: bool) -> Any:
     path = shader.source_path
     said = no_main_image(shader.source)
     if said is not None:
-        raise ShaderError(f"{path}: {said}")
+        raise ShaderInputError(f"{path}: {said}")
     common = shader.common_file()
     said = old_output(shader.source) or include_line(shader.source, common)
     if said is not None:
-        raise ShaderError(f"{path}:{said}")
+        raise ShaderInputError(f"{path}:{said}")
     said = common and include_in(shader.common_source, common[0].name, True)
     if said:  # (was: "shader compilation failed: 'cannot include ...'", the Image's file)
-        raise ShaderError(f"{common[0]}:{said}")
+        raise ShaderInputError(f"{common[0]}:{said}")
     try:
         return compile_program(ctx, glsl("fullscreen.vert"),
                                shadertoy_program(shader.source, shader.common_source, buffer),
@@ -225,9 +227,9 @@ def compile_pass(ctx: Any, shader: ShaderPass, buffer: bool) -> Any:
         files = [(common[0], shader.common_source)] if common else []
         unclosed = unclosed_brace(exc.errors, [*files, (path, shader.source)])
         if unclosed is not None:
-            raise ShaderError(unclosed, [unclosed, *exc.errors]) from None
+            raise ShaderInputError(unclosed, [unclosed, *exc.errors]) from None
         hint = shadertoy_hint(str(exc), shader.source, common is not None)
         first, *more = wrapper_errors_at(exc.errors, blank_comments(shader.source),
                                          DEFINES_MAIN_IMAGE, path)
-        raise ShaderError(first + str(exc)[len(exc.errors[0]):] + hint,
-                          [first + hint, *more]) from None
+        raise shader_error(first + str(exc)[len(exc.errors[0]):] + hint,
+                           [first + hint, *more], [path, common and common[0]]) from None

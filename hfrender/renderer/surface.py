@@ -18,8 +18,10 @@ from typing import Any
 
 from hfrender.renderer.programs import (
     ShaderError,
+    ShaderInputError,
     compile_program,
     glsl,
+    shader_error,
     surface_source,
     unclosed_brace,
     with_user_source,
@@ -95,10 +97,10 @@ def surface_program(ctx: Any, vertex: str, header: str, source: str, path: Path)
     source = without_version(source)
     said = no_shade(source)
     if said is not None:
-        raise ShaderError(f"{path}: {said}")
+        raise ShaderInputError(f"{path}: {said}")
     said = include_in(source, Path(path).name, False)
     if said is not None:  # (was: "shader compilation failed: 'cannot include ...'")
-        raise ShaderError(f"{path}:{said}")
+        raise ShaderInputError(f"{path}:{said}")
     unset = unset_uniforms(source)
     if unset and str(path) not in _SAID:
         _SAID.add(str(path))
@@ -113,13 +115,13 @@ def surface_program(ctx: Any, vertex: str, header: str, source: str, path: Path)
     except ShaderError as exc:  # one in hfrender's call of shade(): at the user's shade()
         unclosed = unclosed_brace(exc.errors, [(path, source)])
         if unclosed is not None:
-            raise ShaderError(unclosed, [unclosed, *exc.errors]) from None
+            raise ShaderInputError(unclosed, [unclosed, *exc.errors]) from None
         hint = f"; hfrender calls {SHADE}"
         moved = wrapper_errors_at(exc.errors, _code(source), _DEFINES_SHADE, path)
         errors = [new + hint if new != old else old
                   for old, new in zip(exc.errors, moved, strict=True)]
         more = str(exc)[len(exc.errors[0]):]  # " (and 1 more error)"
-        raise ShaderError(errors[0] + more, errors) from None
+        raise shader_error(errors[0] + more, errors, [path]) from None
 
 
 @functools.lru_cache(maxsize=256)
