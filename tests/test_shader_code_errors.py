@@ -199,3 +199,49 @@ def test_a_compile_error_in_hfrenders_own_code_stays_a_failure(tmp_path, capsys,
     assert (status, err.count("\n")) == (1, 1), err
     assert re.fullmatch(r"hfrender: error: \S+shadertoy_header\.frag:\d+: `nope_of_ours' "
                         r"undeclared\n", err), err
+
+
+def _stray(path, line):
+    return f"{path}:{line}: this '}}' closes no '{{'; delete it"
+
+
+def _too_soon(path, line, closed, opened, more=1):
+    return (f"{path}:{line}: this line is outside any function: the '}}' on line {closed} "
+            f"closes the '{{' on line {opened} (the file has {more} '}}' more than '{{'); "
+            "delete the one too many")
+
+
+@pytest.mark.parametrize("source, said", [
+    (IMAGE + "}\n", lambda p: _stray(p, 2)),  # was: "syntax error, unexpected '}', expecting
+    # end of file" (the file does not end there: hfrender's main() follows it)
+    ("void mainImage(out vec4 c, in vec2 p) {\n  c = vec4(1.0);\n  }\n  c.r = 0.5;\n}\n",
+     lambda p: _too_soon(p, 4, 3, 1)),  # was: line 4 "unexpected NEW_IDENTIFIER"
+    ("// x\nvoid mainImage(out vec4 c, in vec2 p) {\n  c = vec4(1.0); /* { */\n"
+     "  if (p.x > 1.0) c.r = 0.0; }\n  c.g = 0.5;\n}\n}\n",
+     lambda p: _too_soon(p, 5, 4, 2, 2)),  # an if's '{' left out
+])
+def test_a_stray_closing_brace_in_the_image_is_told_at_its_line(tmp_path, capsys, source,
+                                                                said):
+    path = tmp_path / "s.frag"
+    path.write_text(source)
+    assert _still(path, capsys) == (2, f"hfrender: error: {said(path)}\n")
+
+
+def test_a_stray_closing_brace_in_a_common_file_is_told_at_its_line(tmp_path, capsys):
+    (tmp_path / "c.glsl").write_text("// shared\nfloat f() { return 1.0; }\n}\n")
+    path = tmp_path / "s.frag"
+    path.write_text("// hfrender: common = c.glsl\n" + IMAGE.replace("vec4(1.0", "vec4(f()"))
+    assert _still(path, capsys) == (2, f"hfrender: error: {_stray(tmp_path / 'c.glsl', 3)}\n")
+
+
+def test_a_function_closed_too_soon_in_a_surface_shader_is_told_at_its_line(tmp_path):
+    with pytest.raises(InputError) as err:
+        _surface(tmp_path, "vec3 shade(vec3 n, vec3 w, vec3 c) {\n  vec3 r = c;\n  }\n"
+                           "  return r;\n}\n")
+    assert str(err.value) == _too_soon(tmp_path / "mine.glsl", 4, 3, 1)
+
+
+def test_a_closing_brace_too_many_in_a_comment_is_no_fault(tmp_path, capsys):
+    path = tmp_path / "s.frag"
+    path.write_text("// }\n" + IMAGE + "/* } */\n")
+    assert _still(path, capsys) == (0, "")

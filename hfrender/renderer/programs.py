@@ -12,7 +12,7 @@ from hfrender.errors import HFRenderError, InputError, nearest
 from hfrender.renderer.gl_raw import release_failed_program
 from hfrender.resources import shader_dir
 from hfrender.scene.loader import shader_text
-from hfrender.scene.shader_code import never_closed
+from hfrender.scene.shader_code import closed_too_soon, never_closed
 from hfrender.scene.shader_lines import COMMENTS
 from hfrender.scene.sources import surface_files
 
@@ -179,18 +179,26 @@ def wrapper_errors_at(errors: list[str], code: str, defines: re.Pattern, path: s
     return [e.replace(WRAPPER, place, 1) if e.startswith(WRAPPER) else e for e in errors]
 
 
-def unclosed_brace(errors: list[str], files: list[tuple[str | Path, str]]) -> str | None:
-    """``file:LINE: this '{' is never closed`` where the compiler's first error lies past a
-    user's file that leaves one open (``files``: (file, its code), in the order compiled,
-    then hfrender's wrapper; was: the wrapper's error, told at mainImage's or shade()'s
-    line, or a common file's at the shader's); None where none does so. Counted only where
-    the compiler fails after the file: a file whose ``#if`` arms each open one is GLSL."""
+def brace_fault(errors: list[str], files: list[tuple[str | Path, str]]) -> str | None:
+    """``file:LINE: what is wrong`` with a user's file's braces, where the compiler's first
+    error follows from it (``files``: (file, its code), in the order compiled, then
+    hfrender's wrapper): a ``{`` never closed (``shader_code.never_closed``), the error past
+    the file (was: the wrapper's error, told at mainImage's or shade()'s line, or a common
+    file's at the shader's; counted only where the compiler fails after the file: a file
+    whose ``#if`` arms each open one is GLSL), or a ``}`` too many, the error in the file
+    (``shader_code.closed_too_soon``: was "unexpected '}', expecting end of file", or the
+    next line's "unexpected NEW_IDENTIFIER"); None where neither."""
     names = [f"{path}:" for path, _ in files] + [f"{WRAPPER}:"]
     past = next((i for i, name in enumerate(names) if errors[0].startswith(name)), 0)
     for path, source in files[:past]:
         said = never_closed(source)
         if said is not None:
             return f"{path}:{said}"
+    if past < len(files):  # the first error is in this user's file
+        path, source = files[past]
+        at = re.match(re.escape(f"{path}:") + r"(\d+): ", errors[0])
+        said = closed_too_soon(source, int(at.group(1))) if at else None
+        return f"{path}:{said}" if said else None
     return None
 
 

@@ -19,11 +19,11 @@ from hfrender.renderer.channel_textures import (
 from hfrender.renderer.programs import (
     ShaderError,
     ShaderInputError,
+    brace_fault,
     compile_program,
     glsl,
     set_uniform,
     shader_error,
-    unclosed_brace,
     wrapper_errors_at,
 )
 from hfrender.renderer.shadertoy import (
@@ -225,9 +225,9 @@ def compile_pass(ctx: Any, shader: ShaderPass, buffer: bool) -> Any:
                                path, common and common[0])
     except ShaderError as exc:  # one in hfrender's call: at the user's mainImage
         files = [(common[0], shader.common_source)] if common else []
-        unclosed = unclosed_brace(exc.errors, [*files, (path, shader.source)])
-        if unclosed is not None:
-            raise ShaderInputError(unclosed, [unclosed, *exc.errors]) from None
+        fault = brace_fault(exc.errors, [*files, (path, shader.source)])
+        if fault is not None:
+            raise ShaderInputError(fault, [fault, *exc.errors]) from None
         hint = shadertoy_hint(str(exc), shader.source, common is not None)
         first, *more = wrapper_errors_at(exc.errors, blank_comments(shader.source),
                                          DEFINES_MAIN_IMAGE, path)

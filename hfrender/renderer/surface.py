@@ -19,11 +19,11 @@ from typing import Any
 from hfrender.renderer.programs import (
     ShaderError,
     ShaderInputError,
+    brace_fault,
     compile_program,
     glsl,
     shader_error,
     surface_source,
-    unclosed_brace,
     with_user_source,
     wrapper_errors_at,
 )
@@ -113,9 +113,9 @@ def surface_program(ctx: Any, vertex: str, header: str, source: str, path: Path)
     try:
         return compile_program(ctx, vertex, frag, path)
     except ShaderError as exc:  # one in hfrender's call of shade(): at the user's shade()
-        unclosed = unclosed_brace(exc.errors, [(path, source)])
-        if unclosed is not None:
-            raise ShaderInputError(unclosed, [unclosed, *exc.errors]) from None
+        fault = brace_fault(exc.errors, [(path, source)])
+        if fault is not None:
+            raise ShaderInputError(fault, [fault, *exc.errors]) from None
         hint = f"; hfrender calls {SHADE}"
         moved = wrapper_errors_at(exc.errors, _code(source), _DEFINES_SHADE, path)
         errors = [new + hint if new != old else old

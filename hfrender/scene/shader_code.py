@@ -2,7 +2,9 @@
 file's), found by their own line: a ``/*`` never closed, which hides all after it (was:
 "is empty", or the compiler's "Unterminated comment" at a line of hfrender's code), and a
 ``{`` never closed, where the compiler fails after the file (in hfrender's code after the
-shader's: was told at mainImage's line, "syntax error, unexpected '{'")."""
+shader's: was told at mainImage's line, "syntax error, unexpected '{'"), and a ``}`` too
+many (was: "unexpected '}', expecting end of file", or at the next line's code, "unexpected
+NEW_IDENTIFIER")."""
 
 from __future__ import annotations
 
@@ -20,7 +22,6 @@ def unclosed_comment(source: str) -> int | None:
         if text.startswith("/*") and (len(text) < 4 or not text.endswith("*/")):
             return source.count("\n", 0, m.start()) + 1
     return None
-
 
 
 def unclosed_braces(source: str) -> list[int]:
@@ -44,3 +45,32 @@ def never_closed(source: str) -> str | None:
     nor = (f" (nor the one{'s' * (len(outer) > 1)} on line{'s' * (len(outer) > 1)} "
            f"{', '.join(map(str, outer))})" if outer else "")
     return f"{line}: this '{{' is never closed{nor}; close it with '}}'"
+
+
+def closed_too_soon(source: str, line: int) -> str | None:
+    """``LINE: what is wrong`` where the compiler's first error, at ``line``, follows from a
+    ``}`` too many in the code (comments left out; the file closes more than it opens):
+    one there that closes no ``{``, or, that line outside any function, the ``}`` before it
+    that closed the function (and the ``{`` it closed); None where neither."""
+    code = blank_comments(source)
+    more = code.count("}") - code.count("{")
+    if more <= 0:
+        return None
+    ends = [at for at, ch in enumerate(code) if ch == "\n"] + [len(code)]
+    start, end = (ends[line - 2] + 1 if line > 1 else 0), ends[min(line, len(ends)) - 1]
+    opened: list[int] = []
+    last = None  # (the '{', the '}') of the last outermost pair closed before ``line``
+    for at, ch in enumerate(code[:end]):
+        if ch == "{":
+            opened.append(at)
+        elif ch == "}" and not opened and at >= start:
+            return f"{line}: this '}}' closes no '{{'; delete it"
+        elif ch == "}" and opened:
+            first = opened.pop()
+            last = (first, at) if not opened and at < start else last
+    if opened or last is None or code.count("{", start, end) or code.count("}", start, end):
+        return None
+    closed, opener = (code.count("\n", 0, at) + 1 for at in reversed(last))
+    return (f"{line}: this line is outside any function: the '}}' on line {closed} closes "
+            f"the '{{' on line {opener} (the file has {more} '}}' more than '{{'); delete the "
+            "one too many")
