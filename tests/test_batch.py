@@ -188,14 +188,17 @@ def test_an_interrupted_batch_lists_every_job_in_its_table_and_summary(folder, m
     assert results[0]["frames"] == 48 and results[2]["frames"] == 0
 
 
-def test_an_interrupted_jobs_frames_are_those_its_partial_output_holds(folder, monkeypatch,
-                                                                        capsys):
+def test_an_interrupted_jobs_frames_are_those_the_next_run_keeps(folder, monkeypatch,
+                                                                   capsys):
     """Ctrl-C 5 frames into bar's second segment (24 frames each): a rest under MIN_SEGMENT
     is left out of the partial video, and the table said the frames fused (28), not the 24
-    it holds; stopped
-    again later, after starting over with other settings, the segments it made were told
-    as reused (0/1: it had found one of the older run's)."""
+    the next run goes on after; stopped again later, after starting over with other
+    settings, the segments it made were told as reused (0/1: it had found one of the older
+    run's), and its frames were the 42 its partial output holds (a rest of 18 joined there),
+    not the 24 in its whole segment that the next run keeps (as a failed job's and a job's
+    on Ray)."""
     import hfrender.io.segments as seg
+    from hfrender.io.resume import frames_kept
 
     text = (folder / "jobs.toml").read_text().replace("duration = 0.5", "duration = 2.0")
     (folder / "jobs.toml").write_text(text)
@@ -224,7 +227,8 @@ def test_an_interrupted_jobs_frames_are_those_its_partial_output_holds(folder, m
     assert main(["batch", str(folder / "jobs.toml"), "--summary", str(out), "--quiet"]) == 130
     bar = json.loads(out.read_text())[0]
     assert (bar["segments_made"], bar["segments_reused"]) == (1, 0), bar
-    assert bar["frames"] == len(decode(folder / "out" / "bar.partial.mp4")) == 42
+    assert len(decode(folder / "out" / "bar.partial.mp4")) == 42
+    assert bar["frames"] == frames_kept(str(folder / "out" / "bar.mp4")) == 24, bar
 
 
 def test_an_interrupted_job_of_other_settings_starts_over(folder, monkeypatch):
@@ -819,12 +823,12 @@ def test_a_job_interrupted_again_counts_only_the_frames_this_run_made(folder, mo
                      "--quiet"]) == 130
         bar = json.loads(out.read_text())[0]
         assert bar["status"] == "interrupted"
-        assert bar["frames"] == len(decode(folder / "out" / "bar.partial.mp4")) > kept, bar
+        now = frames_kept(str(folder / "out" / "bar.mp4"))  # for the next run
+        assert bar["frames"] == now > kept and now % 24 == 0, (bar, kept)
         # this run's, not the kept ones (the frame being written when Ctrl-C came: not told
         # as fused, but in the partial output)
-        assert bar["frames"] - kept - 1 <= bar["frames_made"] <= bar["frames"] - kept, bar
-        kept = frames_kept(str(folder / "out" / "bar.mp4"))
-        assert kept > 0
+        assert now - kept - 1 <= bar["frames_made"] <= now - kept, bar
+        kept = now
 
 
 def interrupted_at(monkeypatch, folder, name):
@@ -1272,14 +1276,18 @@ def test_a_ray_cluster_that_dies_fails_its_jobs_in_the_table(folder, monkeypatch
                                 {"__module__": "ray.exceptions"})
     abandoned = []
 
+    from hfrender.io.segments import Manifest, work_dir
+
     class Render:  # each kept a segment of 24 frames before the cluster went
         stats = SimpleNamespace(frames_made=24, segments_made=1, segments_reused=0)
-        manifest = SimpleNamespace(segments=[{"count": 24}])
 
         def abandon(self):
             abandoned.append(self)
 
     def start(ray, gate, job, progress, frames, done, i, held):
+        if job.output.suffix == ".mp4":  # its work folder, as the cluster's render keeps it
+            work_dir(job.output).mkdir(parents=True)
+            Manifest({}, 48, 24, 12, [{"first": 0, "count": 24}]).save(work_dir(job.output))
         return batch_ray._OnCluster(Render(), {f"chunk of {job.name}"}, time.perf_counter(),
                                     None)
 

@@ -173,7 +173,6 @@ def _run_batch(args: argparse.Namespace, jobs: list, own: dict, quiet: bool) -> 
                             raise stop_asked()()
         except KeyboardInterrupt as exc:
             if running:  # the job running here (none on Ray): what its partial output holds
-                running["held"] = getattr(exc, "frames_kept", None)
                 running["made"] = getattr(exc, "frames_made", 0)
             done = sum(r.status in ("done", "up-to-date", "resumed") for r in finished.values())
             failed = sum(r.status == "failed" for r in finished.values())
@@ -298,8 +297,7 @@ def unfinished(jobs: list, finished: dict, started: set, running: dict | None = 
                          output=str(job.output)) for i, job in enumerate(jobs)]
     if running and running["n"] not in finished:  # what the interrupted job had made
         stopped = results[running["n"]]
-        held = running.get("held")  # in its partial output (else kept for --resume), the
-        stopped.frames = frames_kept(stopped.output) if held is None else held  # earlier too
+        stopped.frames = frames_kept(stopped.output)  # those the next run keeps (a GIF: 0)
         stopped.frames_made = max(0, running["frames"] - running.get("kept", 0))  # by this run
         stopped.seconds = time.perf_counter() - running["t0"]
         before, now = running.get("segments", 0), segments_kept(stopped.output)

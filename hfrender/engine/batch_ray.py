@@ -25,6 +25,7 @@ from hfrender.engine.ray_wait import TURNED_AWAY, Gate, collect, taken, task_ids
 from hfrender.errors import HFRenderError
 from hfrender.io.exr_footage import is_one_image
 from hfrender.io.outputs import take_back
+from hfrender.io.resume import frames_kept
 from hfrender.io.segments import resumable
 from hfrender.io.sequence_names import is_sequence
 from hfrender.logs import JobNamed, filtered
@@ -95,11 +96,12 @@ def _given_up(i: int, job: BatchJob, entry: _OnCluster, exc: BaseException,
 
 def _kept_by(result: JobResult, job: BatchJob, render: Any) -> None:
     """``result`` says what ``render`` kept of a video (its whole segments, for the next
-    run) and made; a sequence's frames go (on Ray a sequence is made whole)."""
+    run: :func:`hfrender.io.resume.frames_kept`, as a job's here) and made; a sequence's
+    frames go (on Ray a sequence is made whole)."""
     if is_sequence(str(job.output)):
         return
-    stats, manifest = render.stats, getattr(render, "manifest", None)
-    result.frames = sum(g["count"] for g in manifest.segments) if manifest else 0
+    stats = render.stats
+    result.frames = frames_kept(str(job.output))
     result.frames_made, result.segments_made = stats.frames_made, stats.segments_made
     result.segments_reused = stats.segments_reused
 

@@ -12,7 +12,6 @@ from hfrender.engine.batch_paths import stamp
 from hfrender.engine.batch_state import JobResult
 from hfrender.errors import TOML, HFRenderError, as_given, first_line, pastable
 from hfrender.io.goes_on import goes_on
-from hfrender.io.outputs import outweighs
 from hfrender.io.sequence_names import is_sequence
 
 log = logging.getLogger("hfrender.engine.batch")  # (the batch's: as its warnings always were)
@@ -95,11 +94,8 @@ def run_one(job: Any, resume: bool, progress: Callable[[int, int], None] | None,
         assets = assets_of(render.scene)  # as read: one edited while it renders is seen
         try:  # changed by the next run (were stamped after it, a review)
             s = render.run()
-        except KeyboardInterrupt as exc:  # the table says what its partial output holds
-            made = render.stats.frames_in_output  # (a rest of a few: left out)
-            held = outweighs(str(job.output), made)  # an earlier run's, more, stayed (was:
-            exc.frames_kept = made if held is None else held  # this run's, not kept there)
-            exc.frames_made = made  # (the batch's line: those not kept)
+        except KeyboardInterrupt as exc:  # the batch's line: what its partial output holds
+            exc.frames_made = render.stats.frames_in_output  # (a rest of a few: left out)
             raise
         assets = {**assets_of(render.scene), **assets}  # and those read first later (a font
         # update(t) sets from t = 2 on: was left out, its job up to date once it changed)

@@ -48,10 +48,12 @@ def kept_work(output: str | Path) -> Path | None:
 
 
 def frames_kept(output: str) -> int:
-    """Frames an interrupted run of ``output`` made that ``--resume`` goes on after (a
-    video's whole segments; a sequence's frames, each whole)."""
+    """Frames an interrupted or failed run of ``output`` made that the next run (``--resume``,
+    a batch's) does not make again: a video's whole segments, a sequence's frames (each
+    whole); a GIF's none (it starts over: its palette is made whole). A batch summary's
+    ``frames`` of such a job, here and on Ray."""
     if not is_sequence(output):
-        return segments.frames_kept(output)
+        return segments.frames_kept(output) if segments.resumable(output) else 0
     folder, rx = _kept_folder(output), pattern_files(Path(output).name)
     moving = committing(folder) if folder else None
     if moving is not None:
