@@ -96,7 +96,8 @@ def test_a_chunk_on_a_worker_does_not_look_for_the_drivers_output_folder(tmp_pat
     monkeypatch.chdir(worker)  # no out2/ here
     config = {k: v for k, v in RenderConfig(output="out2/x.mp4", size=(32, 8), samples=1,
                                             duration=0.2).__dict__.items()}
-    chunk = cluster_tasks.render_chunk({"bar.frag": scene}, "bar.frag", None, config, 0, 3, 30)
+    chunk = cluster_tasks.render_chunk({"bar.frag": scene}, ("bar.frag", ""), None, config, 0,
+                                       3, 30)
     assert chunk["count"] == 3 and len(chunk["data"]) > 100
     footage = tmp_path / "src.mp4"
     assert main(["render", BAR, "-o", str(footage), "--size", "32x8", "--duration", "0.2",
