@@ -4,6 +4,7 @@ line with the line hfrender reads (was: left as a comment, the channel black, a 
 naming iChannel0 beside the very line the user thought they had written)."""
 
 import pytest
+from render_helpers import render_frames
 
 from hfrender.errors import InputError
 from hfrender.scene import ShaderScene
@@ -25,6 +26,7 @@ def _read(tmp_path, text):
     ("  //  Hfrender : ichannel1 = tex/a b.png  ", "// hfrender: iChannel1 = tex/a b.png"),
     ("// hfrender: Antialias: false", "// hfrender: antialias = false"),
     ("// hfrender common = common.glsl", "// hfrender: common = common.glsl"),
+    ("// hfrender: iChannel2: noise.png // the grain", "// hfrender: iChannel2 = noise.png"),
 ])
 def test_a_line_meant_for_hfrender_is_told_with_the_line_it_reads(tmp_path, written, meant):
     with pytest.raises(InputError) as err:
@@ -38,8 +40,23 @@ def test_a_line_meant_for_hfrender_is_told_with_the_line_it_reads(tmp_path, writ
     "// hfrender render scenes/plasma.frag -o plasma.mp4   (iTime is each sub-frame's time)",
     "// hfrender common settings below",  # no = or : after the name: prose
     "// rendered by hfrender: iChannel0 = noise.png",  # hfrender not first
+    "// hfrender common: c.glsl is where shared code would go",  # words after the value
+    "// hfrender antialias: off here",
+    "// hfrender antialias = off where pixels must stay crisp",  # no file's name either
+    "// HFRender iChannel1: the noise, drawn once // see below",
     "/*\n// HFRender: iChannel0 = noise.png\n*/",  # inside a block comment
 ])
 def test_prose_about_hfrender_is_left_a_comment(tmp_path, comment):
     assert _read(tmp_path, f"{comment}\n// hfrender: iChannel0 = a.png\n" + MAIN)[0] == {
         0: ("a.png", comment.count("\n") + 2)}
+
+
+def test_a_shader_with_prose_about_hfrender_renders(tmp_path):
+    """Was: 's.frag:1: // hfrender common: c.glsl is where shared code would go: not read
+    (... // hfrender: common = c.glsl is where shared code would go)', exit 2."""
+    path = tmp_path / "s.frag"
+    path.write_text("// hfrender common: c.glsl is where shared code would go\n"
+                    "// hfrender antialias: off here\n"
+                    "void mainImage(out vec4 c, in vec2 p) { c = vec4(1.0, 0.5, 0.0, 1.0); }\n")
+    frames, _ = render_frames(path, size=(4, 2), samples=1, duration=1 / 30)
+    assert frames.tolist() == [[[[255, 128, 0]] * 4] * 2]

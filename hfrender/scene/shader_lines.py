@@ -18,9 +18,13 @@ from hfrender.errors import InputError
 
 LINE = re.compile(r"^[ \t]*//[ \t]*hfrender:[ \t]*(\w+)[ \t]*=[ \t]*(.*?)[ \t\r]*$", re.M)
 # one meant as such a line, written otherwise: "// HFRender: iChannel0 = a.png", "// hfrender
-# iChannel0 = a.png", "// hfrender: iChannel0: a.png" (not prose: "// hfrender render ...")
+# iChannel0 = a.png", "// hfrender: iChannel0: a.png": its value one word, or after "=" a
+# file's name with spaces ("= tex/a b.png"), a "// comment" after it; not prose ("// hfrender
+# render ...", "// hfrender common: c.glsl is where shared code would go": was refused)
+_END = r"[ \t\r]*(?://.*)?$"
 NEAR = re.compile(r"^[ \t]*//[ \t]*hfrender\b[ \t]*:?[ \t]*(ichannel\d|common|antialias)"
-                  r"[ \t]*[=:][ \t]*(.*?)[ \t\r]*$", re.M | re.I)
+                  rf"[ \t]*(?:[=:][ \t]*(?=\S+{_END})|=[ \t]*(?=.*?\.\w+{_END}))"
+                  r"(.*?)[ \t\r]*$", re.M | re.I)
 # comments, line ones first: a "/*" in a line comment ("//**** my shader", "// a/*.png")
 # opens no block (was: every line after it hidden, a review)
 COMMENTS = re.compile(r"//[^\n]*|/\*.*?(?:\*/|\Z)", re.S)
