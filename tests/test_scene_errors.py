@@ -6,6 +6,7 @@ import re
 import time
 from textwrap import dedent
 
+import imageio.v3 as iio
 import pytest
 from test_render import write_scene
 
@@ -790,6 +791,11 @@ def test_an_object_update_puts_in_a_group_never_added_is_said(tmp_path, caplog, 
 @pytest.mark.parametrize("body", [
     "def construct(self):\n    self.add(hf.Sphere())\n    self.wait(1)",
     "def setup(self):\n    pass\n\ndef construct(self):\n    self.add(hf.Sphere())",
+    # update(t) failing on what construct() would make: still this line, not its error
+    "def construct(self):\n    self.ball = self.add(hf.Sphere())\n\n"
+    "def update(self, t):\n    self.ball.position = (t, 0, 0)",
+    # update(t) making none either: still refused once it ran
+    "def construct(self):\n    self.add(hf.Sphere())\n\ndef update(self, t):\n    pass",
 ])
 def test_a_manim_scene_with_construct_alone_is_refused_in_one_line(tmp_path, capsys, body):
     """A scene with manim's construct() and no object added in setup() (a manim user's
@@ -808,6 +814,30 @@ def test_a_manim_scene_with_construct_alone_is_refused_in_one_line(tmp_path, cap
         "objects into setup() and its animations into update(t) (hfrender docs rendering "
         "scenes)\n")
     assert not out.exists()
+
+
+def test_a_helper_named_construct_beside_objects_made_in_update_renders(tmp_path, capsys):
+    """A scene making its objects in update(t) (afresh each call, self.objects[:] = ...:
+    clip_motion.clip_rates pairs them by place) with a helper named
+    construct() was refused as manim's construct() alone, its setup() having added none
+    (a review); the check now looks once update(t) has run."""
+    scene = write_scene(tmp_path, """
+    class Made(hf.Scene):
+        duration = 0.2
+        background = (0.0, 0.0, 0.0)
+
+        def construct(self, x):
+            return hf.Cube(position=(x, 0, 0), color=(1.0, 0.0, 0.0))
+
+        def update(self, t):
+            self.objects[:] = [self.construct(0.0)]  # (add() is setup()'s)
+    """)
+    out = tmp_path / "m.png"
+    assert main(["still", str(scene), "-o", str(out), "--size", "32x18", "--quiet"]) == 0
+    assert capsys.readouterr().err == ""
+    picture = iio.imread(out)
+    assert picture[9, 16, 0] > 100 and picture[9, 16, 1:].tolist() == [0, 0]  # the cube
+    assert picture[0, 0].tolist() == [0, 0, 0]  # the background
 
 
 def test_a_camera_range_upside_down_names_the_line_that_made_it(tmp_path, capsys):

@@ -59,7 +59,6 @@ def set_up(scene: Scene, given: float | None = None) -> None:
     before, start, reading = scene.duration, time.perf_counter(), READING_S[0]
     call_scene(scene, "setup()", scene.setup)  # (its own time, less reading model files)
     object.__setattr__(scene, "_setup_s", time.perf_counter() - start - READING_S[0] + reading)
-    refuse_construct(scene)  # (manim's construct() alone: nothing to draw)
     after = scene.duration
     if after == before or isinstance(scene, ShaderScene):
         return
@@ -102,7 +101,11 @@ def first_look(scene: Scene, frame: int, fps: float,
     for seen, at, between in looks:  # the far one on a copy: the scene drawn never sees
         if seen is None:  # a time it may latch on (a review: an impure scene's frames all
             continue  # took its late state)
-        changed = _look_between(seen, at, fps, between, far=at != frame)
+        try:
+            changed = _look_between(seen, at, fps, between, far=at != frame)
+        except (SceneError, SceneUpdateError):
+            refuse_construct(scene)  # (update(t) failing on what construct() would make)
+            raise
         if changed is not None:
             what, a, b, t1 = changed
             name = Path(scene.source_path or type(scene).__name__).name
@@ -115,6 +118,8 @@ def first_look(scene: Scene, frame: int, fps: float,
             break  # render's motion hints keep quiet (was: "jumps ... 23 times the width")
     if twin is not None and not getattr(scene, "_impure", False):  # (else: said of update)
         _say_set_up_apart(scene, twin, own, frame, fps)
+    refuse_construct(scene)  # (manim's construct() and nothing drawn, once update(t) ran:
+    #                           a scene may make its objects there, a review)
     say_unadded(scene)  # (once update(t) ran: was before it, an object it gave a Group
     #                     never added unsaid)
     say_camera_settings(scene)  # (once setup() and update(t) ran: what they gave the camera)

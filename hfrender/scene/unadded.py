@@ -64,9 +64,11 @@ def say_unadded(scene: Scene) -> None:
 
 
 def refuse_construct(scene: Scene) -> None:
-    """A scene with manim's ``construct()`` whose ``setup()`` added no object (a manim
-    user's first try: hfrender never calls construct()) refused in one line saying what
-    hfrender wants instead (was: warned of, then the background rendered, exit 0)."""
+    """A scene with manim's ``construct()`` that has no object once ``setup()`` and the
+    first ``update(t)`` ran (a manim user's first try: hfrender never calls construct())
+    refused in one line saying what hfrender wants instead (was: warned of, then the
+    background rendered, exit 0); one making its objects in ``update(t)`` beside a helper
+    named ``construct`` is drawn (was: refused straight after setup(), a review)."""
     if not callable(getattr(scene, "construct", None)) or scene.objects:
         return
     raise SceneError(f"{scene.source_path or type(scene).__name__}: {type(scene).__name__} "
