@@ -129,3 +129,22 @@ def test_a_too_near_focus_pixel_late_in_an_npy_refuses_the_run_before_any_frame(
         "--focus-pixel 6,5: in frame 3 the depth there is 0.03 m, nearer than the lens's "
         "focal length: nothing can be focused there")
     assert not (tmp_path / "o").exists()
+
+
+@pytest.mark.parametrize("resize", [None, "nearest", "linear"])
+def test_the_focus_pixels_column_is_the_resized_frames_pixel(tmp_path, rng, resize):
+    """The up-front focus check reads one pixel of every frame (DepthPass.column) rather
+    than whole frames: at footage pixels whose x and y differ, within both sizes (an x, y
+    swapped in depth_scale._point read another pixel; the late-frame test's bad block covers
+    both), its metres are the resized frames' own, sky among them."""
+    scale = 1 if resize is None else 2
+    depth = rng.uniform(0.5, 9.0, (N, H // scale, W // scale)).astype(np.float32)
+    depth[1:4, 0, 5] = depth[2, 4, 1] = np.inf  # sky at some of the pixels read, some frames
+    np.save(tmp_path / "d.npy", depth)
+    got = depth_pass.depth_for(str(tmp_path / "d.npy"), 1.0, True, (W, H), N,
+                               lambda d: Lens(2.0, 2.8), resize)
+    frames = np.stack(list(got.frames))
+    for x, y in [(6, 5), (11, 0), (2, 9), (13, 3), (31, 17)]:
+        column = got.column(x, y)
+        assert column.shape == (N,) and len(set(column.tolist())) > 1
+        assert column.tolist() == frames[:, y, x].tolist(), (x, y)
