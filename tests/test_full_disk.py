@@ -52,7 +52,7 @@ def test_a_sequence_that_cannot_be_put_in_place_says_its_frames_are_kept(tmp_pat
 
     out = str(tmp_path / "f_%04d.png")
     monkeypatch.setattr(outputs, "commit_sequence", read_only)
-    monkeypatch.setattr(outputs, "keep_partial", lambda tmp, output: None)  # (read-only too)
+    monkeypatch.setattr(outputs, "keep_partial", lambda tmp, output, *frames: None)  # (read-only)
     assert main(["render", BAR, "-o", out, *SMALL]) == 1
     err = capsys.readouterr().err.strip()
     assert err.startswith(f"hfrender: error: cannot put {out % 0} in place: Permission denied;"
