@@ -190,7 +190,7 @@ def test_formats_without_alpha_and_shaders_are_refused(scenes, tmp_path):
     assert done.stderr == (f"hfrender: error: clear.py has background = None (a transparent "
                            f"render): -o {tmp_path / 'c.mp4'} (libx264) keeps no alpha; write "
                            ".mov (ProRes 4444), .webm (VP9), .mkv with --codec ffv1, .mov or "
-                           ".mkv with --codec png, or a PNG sequence (frames/%05d.png)\n")
+                           ".mkv with --codec png, or a PNG sequence (-o frames/%05d.png)\n")
     (tmp_path / "s.frag").write_text("void mainImage(out vec4 c, in vec2 p) { c = vec4(1); }")
     done = subprocess.run([*RUN, str(tmp_path / "s.frag"), "-o", str(tmp_path / "s.mov"),
                            "--transparent"], capture_output=True, text=True)

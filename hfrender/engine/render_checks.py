@@ -108,4 +108,4 @@ def check_job_output(config: Any, scene: Any, asked: bool) -> None:
     scene's ``background = None``)."""
     said = f"{Path(scene.source_path).name} has background = None (a transparent render)"
     check_output(config.output, config.size, config.codec, alpha=config.transparent,
-                 pix_fmt=config.pix_fmt, alpha_from="--transparent" if asked else said)
+                 pix_fmt=config.pix_fmt, alpha_from=None if asked else said)

@@ -132,12 +132,13 @@ def _with_alpha(codec: str, pix_fmt: str, params: list[str], sequence: bool
                 ) -> tuple[str, list[str]]:
     """The pixel format and options that keep alpha (``--transparent``); PNG in a video
     keeps 16-bit frames' (its default for them, ``pix_fmt``: rgb48be) as rgba64be."""
-    from hfrender.io.ffmpeg import ALPHA_PIX_FMTS, KEEPS_ALPHA, LOSSLESS_RGB, WIDE_ALPHA
+    from hfrender.io.ffmpeg import ALPHA_PIX_FMTS, LOSSLESS_RGB, WIDE_ALPHA, keeps_alpha
 
     if codec == "exr" or codec == "png" and sequence:  # a sequence keeps its alpha channel
         return pix_fmt, params
     if codec not in ALPHA_PIX_FMTS:
-        raise EncodingError(f"--transparent: {codec} keeps no alpha; {KEEPS_ALPHA}")
+        raise EncodingError(f"{spelling().on('transparent')}: {codec} keeps no alpha; "
+                            f"{keeps_alpha()}")
     fmt, extra = ALPHA_PIX_FMTS[codec]
     if codec in WIDE_ALPHA and pix_fmt == LOSSLESS_RGB[codec][1]:
         fmt = WIDE_ALPHA[codec]

@@ -14,6 +14,7 @@ from fractions import Fraction
 from pathlib import Path
 from typing import Any
 
+from hfrender.errors import spelling
 from hfrender.io.colour_tags import FROM_SCALER, WIDE, YUV, output_filters, source_colour
 from hfrender.io.ffmpeg_binary import ffmpeg_exe
 from hfrender.io.soundtrack import Soundtrack, audio_input, audio_options
@@ -38,10 +39,16 @@ WIDE_ALPHA = {"png": "rgba64be"}  # the alpha format of 16-bit frames (LOSSLESS_
 # 4:2:0 path) stay as they are
 LOSSLESS_RGB = {"ffv1": ("bgr0", "rgb48le"), "utvideo": ("gbrp", "gbrp"),
                 "png": ("rgb24", "rgb48be")}
-# what to write instead, where alpha is lost
-KEEPS_ALPHA = ("write .mov (ProRes 4444), .webm (VP9), .mkv with --codec ffv1, .mov or .mkv "
-               "with --codec png, or a PNG sequence (frames/%05d.png)")
 ALPHA_FORMATS = ("yuva", "rgba", "bgra", "argb", "abgr", "gbrap", "ya", "pal8")
+
+
+def keeps_alpha() -> str:
+    """What to write instead, where alpha is lost, in the caller's spelling (hf.render's:
+    ``.mkv with codec='ffv1'``; was the flags to it too)."""
+    said = spelling()
+    return (f"write .mov (ProRes 4444), .webm (VP9), .mkv with {said.said('codec', 'ffv1')}, "
+            f".mov or .mkv with {said.said('codec', 'png')}, or a PNG sequence "
+            f"({said.said('output', 'frames/%05d.png')})")
 
 
 def holds_alpha(pix_fmt: str) -> bool:

@@ -114,7 +114,7 @@ def _sequence_codec(path: str, suffix: str, exr: bool) -> str:
 
 def check_output(path: str, size: tuple[int, int], codec: str | None = None, *,
                  for_footage: bool = False, alpha: bool = False,
-                 alpha_from: str = "--transparent",
+                 alpha_from: str | None = None,
                  pix_fmt: str | None = None, float_in: bool = False,
                  size_of: str | None = None, every_frame: str | None = None) -> str:
     """Validate an output before anything is rendered; returns the codec that will be used.
@@ -122,14 +122,15 @@ def check_output(path: str, size: tuple[int, int], codec: str | None = None, *,
     ``for_footage``: the size is the footage's (``hfrender fx``), so the hint for an odd
     size is what the user can do to the footage. ``alpha`` (``--transparent``): the output
     must keep it (a PNG sequence, ProRes 4444 in .mov, VP9 in .webm); ``alpha_from``, what
-    asked for it, begins the message of an output that cannot (a missing folder is made
+    asked for it (None: ``--transparent``, as the caller spells it), begins the message of
+    an output that cannot (a missing folder is made
     when writing starts: :func:`hfrender.io.outputs.make_folder`). ``pix_fmt``: the
     output's (--pix-fmt; None: the encoder's default), which decides what an odd size may be.
     ``float_in``: the footage is float light (EXR), which an EXR sequence keeps.
     ``size_of``: whose size it is where the command cannot change it (``the store's``);
     ``every_frame``: said of one PNG after "each frame a picture" (reexpose's store's)."""
     from hfrender.io.encoding import chosen_encoder, odd_size_refusal
-    from hfrender.io.ffmpeg import ALPHA_PIX_FMTS, KEEPS_ALPHA, holds_alpha, output_format
+    from hfrender.io.ffmpeg import ALPHA_PIX_FMTS, output_format
 
     suffix = Path(path).suffix.lower()
     if is_sequence(path) or for_footage and is_picture(path):  # fx writes EXR from EXR
@@ -146,17 +147,30 @@ def check_output(path: str, size: tuple[int, int], codec: str | None = None, *,
                     + (f"did you mean {near[0]}? " if near else "")  # (a file's codec named
                     + "hfrender info -v lists its video encoders)",  # as the file gives it)
                     head=spelling().said("codec", chosen))
-    if alpha and chosen not in ALPHA_PIX_FMTS:
-        raise WriterError(f"{alpha_from}: -o {path} ({chosen}) keeps no alpha; {KEEPS_ALPHA}")
-    if alpha and pix_fmt is not None and not holds_alpha(pix_fmt):  # (was: dropped unsaid)
-        raise WriterError(f"{alpha_from}: --pix-fmt {pix_fmt} keeps no alpha; give one with "
-                          f"alpha ({ALPHA_PIX_FMTS[chosen][0]}), or leave --pix-fmt out")
+    if alpha:
+        _keeps_alpha(path, chosen, pix_fmt, alpha_from)
     # the encoder's own where not 4:2:0; with alpha, the one that keeps it (ProRes 4444)
     fmt = pix_fmt or (ALPHA_PIX_FMTS[chosen][0] if alpha else output_format(chosen, None)[0])
     refused = odd_size_refusal(chosen, fmt, size, for_footage, size_of)
     if refused is not None:
         raise WriterError(refused)
     return chosen
+
+
+def _keeps_alpha(path: str, chosen: str, pix_fmt: str | None, alpha_from: str | None) -> None:
+    """:func:`check_output`'s refusal of an encoder (``chosen``) or a pixel format that
+    keeps no alpha, in the caller's spelling (was the flags to hf.render too)."""
+    from hfrender.io.ffmpeg import ALPHA_PIX_FMTS, holds_alpha, keeps_alpha
+
+    said = spelling()
+    alpha_from = alpha_from or said.on("transparent")
+    if chosen not in ALPHA_PIX_FMTS:
+        raise WriterError(f"{alpha_from}: {said.said('output', str(path))} ({chosen}) keeps "
+                          f"no alpha; {keeps_alpha()}")
+    if pix_fmt is not None and not holds_alpha(pix_fmt):  # (was: dropped unsaid)
+        raise WriterError(f"{alpha_from}: {said.said('pix_fmt', pix_fmt)} keeps no alpha; "
+                          f"give one with alpha ({ALPHA_PIX_FMTS[chosen][0]}), or leave "
+                          f"{said.name('pix_fmt')} out")
 
 
 class WriteFailed(HFRenderError):
