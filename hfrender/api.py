@@ -68,6 +68,7 @@ def render(scene: Any, output: str | os.PathLike | None = None, *, scene_class: 
     command's progress bar, in a Jupyter notebook too (default: nothing printed)."""
     from hfrender.engine.render import RenderJob
     from hfrender.engine.settings import check_render, outputs_held
+    from hfrender.io.container_fit import codec_warned
     from hfrender.progress import progress_bar
 
     file, name = _scene_file(scene, scene_class, "render")
@@ -77,6 +78,7 @@ def render(scene: Any, output: str | os.PathLike | None = None, *, scene_class: 
         given["keep_samples"] = _home(options["keep_samples"])
     config = _config(given, "render", options)
     check_render(file, config)
+    codec_warned(config.output, options.get("codec"))  # (the call's, not the project's)
     with _once("render"), _letting_go(), outputs_held(config):
         bar, finish = progress_bar(config.quiet)
         job = RenderJob(file, config, scene_name=name, progress=bar)

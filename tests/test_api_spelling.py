@@ -2,6 +2,7 @@
 fusion thread, a codec a sequence never uses) name settings as their caller gave them:
 hf.render's keywords, the command's flags (each said the flags to both)."""
 
+import logging
 from pathlib import Path
 
 import pytest
@@ -43,3 +44,31 @@ def test_an_output_that_keeps_no_alpha_is_said_in_the_callers_spelling(
     path = tmp_path / output
     assert line == said.format(path)
     assert err == f"hfrender: error: {flagged.format(path)}\n"
+
+
+@pytest.mark.parametrize("quiet", [[], ["--quiet"]])
+def test_a_codec_a_sequence_never_uses_is_warned_of_by_a_call_as_by_the_command(
+        tmp_path, monkeypatch, caplog, quiet):
+    """hf.render(codec=...) into PNG files said nothing where the command warns; a warning
+    is no progress: --quiet keeps it, as the command's other warnings (and a call's, whose
+    progress is off by default). hfrender.toml's codec, meant for its videos: neither."""
+    monkeypatch.chdir(tmp_path)
+    tail = " is a PNG sequence, and a codec applies to video outputs only (.mp4 .mov .mkv " \
+           ".webm .gif .ts)"
+    settings = {"size": (16, 8), "duration": 0.1, "samples": 1}
+    with caplog.at_level(logging.WARNING):
+        hf.render(BAR, "f/%04d.png", codec="libx264", **settings)
+        assert main(["render", BAR, "-o", "g/%04d.png", "--size", "16x8", "--duration", "0.1",
+                     "--samples", "1", "--codec", "libx264", *quiet]) == 0
+    assert [r.getMessage() for r in caplog.records] == [
+        "codec='libx264' is not used: output='f/%04d.png'" + tail,
+        "--codec libx264 is not used: -o g/%04d.png" + tail]
+    assert sorted(p.name for p in (tmp_path / "f").iterdir()) == ["0000.png", "0001.png",
+                                                                 "0002.png"]
+    caplog.clear()
+    (tmp_path / "hfrender.toml").write_text('[render]\ncodec = "libx264"\n')
+    with caplog.at_level(logging.WARNING):
+        hf.render(BAR, "h/%04d.png", **settings)
+        assert main(["render", BAR, "-o", "i/%04d.png", "--size", "16x8", "--duration", "0.1",
+                     "--samples", "1", *quiet]) == 0
+    assert caplog.records == []

@@ -10,7 +10,6 @@ from collections.abc import Callable
 from typing import Any
 
 from hfrender.cli.common import (
-    codec_warned,
     finished_anyway,
     in_processes,
     interrupted_code,
@@ -32,6 +31,7 @@ from hfrender.engine.settings import (
 from hfrender.engine.stopped import failed_line, go_on, interrupted_line, without_store
 from hfrender.errors import HFRenderError
 from hfrender.frame_range import n_frames, start_of
+from hfrender.io.container_fit import codec_warned
 from hfrender.io.sequence_names import files_said, is_sequence
 from hfrender.progress import progress_bar
 

@@ -266,16 +266,6 @@ class Said(logging.Formatter):
         return super().format(record)
 
 
-def codec_warned(output: str, codec: str | None) -> None:
-    """A ``--codec`` that ``output``, an image sequence, never uses, said once as the
-    command begins (:func:`hfrender.io.container_fit.codec_unused`)."""
-    from hfrender.io.container_fit import codec_unused
-
-    said = codec_unused(output, codec)
-    if said is not None:
-        logging.getLogger("hfrender.cli").warning("%s", said)
-
-
 def in_processes(count: int) -> str:
     """Where the fusion ran, when not in the command's own process (--fusion-process)."""
     if not count:

@@ -13,7 +13,6 @@ from hfrender.cli.common import (
     BACKEND_HELP,
     auto_or_int,
     check_encoder,
-    codec_warned,
     finished_anyway,
     first_line,
     interrupted_code,
@@ -27,6 +26,7 @@ from hfrender.config import DOF_METHODS, ConfigError
 from hfrender.disparity import KINDS
 from hfrender.errors import FLAG, HFRenderError, as_given
 from hfrender.frame_range import n_frames
+from hfrender.io.container_fit import codec_warned
 from hfrender.io.depth_pass import RESIZES
 from hfrender.io.encoding import Encoding
 from hfrender.io.sequence_names import check_output_name, files_said, is_picture

@@ -7,6 +7,7 @@ stream type for (ProRes, FFV1, VP9, ...) as private data: a .ts that no player s
 
 from __future__ import annotations
 
+import logging
 import subprocess
 from pathlib import Path
 
@@ -37,18 +38,32 @@ def cannot_hold(chosen: str, output: str) -> str:
     return f"{said.said('codec', chosen)}: {said.said('output', output)} cannot hold it"
 
 
-def codec_unused(output: str, codec: str | None, words: tuple[str, str] = ("--codec", "-o")
+def codec_unused(output: str, codec: str | None, words: tuple[str, str] | None = None
                  ) -> str | None:
     """The warning for a ``--codec`` given with an image sequence (``frames/%04d.png``) or
     one picture (fx's ``out.png``), whose frames are PNG or EXR files whatever it names (was:
     dropped unsaid); None where none is given or the output is a video (whose encoder it
-    is, checked there). ``words``: the codec's and the output's names (a jobs file's)."""
+    is, checked there). ``words``: the codec's and the output's names (a jobs file's; None:
+    the caller's spelling, ``--codec X ... -o OUT`` or ``codec='X' ... output='OUT'``)."""
     if codec is None or not (is_sequence(output) or is_picture(output)):
         return None
     kind = "an EXR" if Path(output).suffix.lower() == ".exr" else "a PNG"
     what = "sequence" if is_sequence(output) else "picture"
-    return (f"{words[0]} {codec} is not used: {words[1]} {output} is {kind} {what}, and a "
-            f"codec applies to video outputs only ({' '.join(VIDEO_SUFFIXES)})")
+    said = spelling()
+    named = (said.said("codec", codec), said.said("output", output)) if words is None else \
+        (f"{words[0]} {codec}", f"{words[1]} {output}")
+    return (f"{named[0]} is not used: {named[1]} is {kind} {what}, and a codec applies to "
+            f"video outputs only ({' '.join(VIDEO_SUFFIXES)})")
+
+
+def codec_warned(output: str, codec: str | None) -> None:
+    """A codec the caller gave (``--codec``, hf.render's ``codec=``; not hfrender.toml's,
+    meant for its videos) that ``output``, an image sequence, never uses: warned of once as
+    the work begins (:func:`codec_unused`; was the command's alone), under ``--quiet`` too,
+    as any warning."""
+    said = codec_unused(output, codec)
+    if said is not None:
+        logging.getLogger(__name__).warning("%s", said)
 
 
 def private_stream(output: str, cmd: list[str], frame: bytes) -> str | None:
