@@ -20,6 +20,7 @@ release, a write or the failure itself signals.
 
 from __future__ import annotations
 
+import contextvars
 import signal
 import threading
 import time
@@ -91,15 +92,18 @@ def ctrl_c_announced() -> bool:
 class _Thread(threading.Thread):
     """A daemon thread whose end can be waited for again after a Ctrl-C interrupted the
     wait (``Thread.join`` cannot: interrupted, it marks a running thread as ended, 3.11's
-    bpo-45274 handling)."""
+    bpo-45274 handling). It runs in a copy of its maker's context: a line made there names
+    settings as the caller does (:func:`hfrender.errors.spelling`; was the flags to
+    hf.render's caller: "lower --samples or --size")."""
 
     def __init__(self, target: Callable[[], None], name: str) -> None:
         super().__init__(name=name, daemon=True)
         self.work, self.ended = target, threading.Event()
+        self.context = contextvars.copy_context()
 
     def run(self) -> None:
         try:
-            self.work()
+            self.context.run(self.work)
         finally:
             self.ended.set()
 

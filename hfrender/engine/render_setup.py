@@ -188,8 +188,9 @@ def make_builder(config: RenderConfig, plan: Plan, storage: Any, depth: bool,
             raise
         storage.release()
         if config.interop == "on":
-            raise ConfigError(f"--interop on: {exc}") from None
-        log.warning("--interop auto: %s; sub-frames go through host memory", exc)
+            raise ConfigError(f"{spelling().said('interop', 'on')}: {exc}") from None
+        log.warning("%s: %s; sub-frames go through host memory",
+                    spelling().said("interop", "auto"), exc)
         return make_builder(config, plan, None, depth, velocity, color, buffers)
 
 
@@ -209,14 +210,15 @@ def gl_storage(config: RenderConfig, glctx: Any, backend: str) -> Any:
             backend == "cuda" and "NVIDIA" in vendor.upper())):
         return None
     if config.interop == "on" and backend != "cuda":
-        raise ConfigError(f"--interop on: the fusion backend is {backend}; GL-CUDA interop "
-                          "needs the cuda backend (an NVIDIA GPU)")
+        raise ConfigError(f"{spelling().said('interop', 'on')}: the fusion backend is "
+                          f"{backend}; GL-CUDA interop needs the cuda backend (an NVIDIA GPU)")
     try:
         return GLBufferStorage(glctx.ctx, gl_mapper("cuda"))
     except BackendUnavailable as exc:  # no cuda-python, or one without cuda.bindings
         if config.interop == "on":
-            raise ConfigError(f"--interop on: {exc}") from None
-        log.warning("--interop auto: %s; sub-frames go through host memory", exc)
+            raise ConfigError(f"{spelling().said('interop', 'on')}: {exc}") from None
+        log.warning("%s: %s; sub-frames go through host memory",
+                    spelling().said("interop", "auto"), exc)
         return None
 
 

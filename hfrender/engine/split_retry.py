@@ -14,7 +14,7 @@ from typing import Any
 
 import numpy as np
 
-from hfrender.errors import HFRenderError, out_of_memory
+from hfrender.errors import HFRenderError, out_of_memory, spelling
 from hfrender.hyperframe.frame import HyperFrame, Status
 from hfrender.hyperframe.windows import WindowWeights
 
@@ -51,11 +51,12 @@ class SplitRetry:
             except BaseException as exc:
                 cut = self._split_point(hyper, windows) if out_of_memory(exc) else None
                 if cut is None:
-                    if out_of_memory(exc):
+                    if out_of_memory(exc):  # (on a fusion thread: the caller's spelling
+                        said = spelling()  # is in its context, hfrender.engine.core._Thread)
                         raise FusionError(
                             f"out of memory fusing one window of {hyper.frame_count} "
-                            f"sub-frames ({type(exc).__name__}); lower --samples or --size"
-                        ) from exc
+                            f"sub-frames ({type(exc).__name__}); lower "
+                            f"{said.name('samples')} or {said.name('size')}") from exc
                     raise
                 self._split(hyper, cut, exc)
                 return

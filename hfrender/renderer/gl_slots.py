@@ -17,7 +17,7 @@ from typing import Any
 
 import numpy as np
 
-from hfrender.errors import BackendUnavailable
+from hfrender.errors import BackendUnavailable, spelling
 from hfrender.hyperframe.pool import ALIGN, FrameTarget, Slot, SlotLayout
 
 log = logging.getLogger(__name__)
@@ -104,10 +104,12 @@ class GLBufferStorage:
         carried sub-frames and one output frame's, or the --granularity given)."""
         most = (MAX_SLOT_BYTES - 3 * ALIGN) // sub_frame_bytes
         if most < least:
+            said = spelling()
             raise BackendUnavailable(
                 f"a hyperframe of {least} sub-frames ({least * sub_frame_bytes / 2**30:.2f} GiB) "
                 "is over the 2 GiB a GL buffer shared with CUDA can be (CUDA maps no more of "
-                "it): lower --samples, --size or --granularity, or --interop off")
+                f"it): lower {said.name('samples')}, {said.name('size')} or "
+                f"{said.name('granularity')}, or {said.said('interop', 'off')}")
         return most
 
     def __init__(self, ctx: Any, mapper: Any) -> None:
