@@ -537,10 +537,10 @@ def test_a_lens_store_exposed_otherwise_is_said_to_weigh_its_lens_unevenly(scene
             except hf.InputError:
                 pass  # a position the store cannot give: refused after the warning
             assert [r.getMessage() for r in caplog.records] == [
-                "this store was drawn through the lens (--dof lens): each sub-frame holds one "
+                "this store was drawn through the lens (dof='lens'): each sub-frame holds one "
                 "point of the aperture, so another shutter weighs them unevenly and "
                 "out-of-focus parts shift (a pixel or two); to re-expose freely, render with "
-                "--dof depth (or off) and --keep-samples"], change
+                "dof='depth' (or 'off') and keep_samples"], change  # (hf.render's keywords)
     with pytest.raises(hf.InputError, match=r"^shutter=360\.0001: the store holds "):
         kept.expose(shutter=360.0001)  # it said "--shutter 360", the limit itself
 

@@ -109,19 +109,21 @@ class SampleProbe:
             return None
         want, k, cause = self.wanted
         lo, hi = self.config.samples_range
-        frames = f"{self.capped} frame{'s' if self.capped > 1 else ''}"
-        said = (f"{frames} wanted more sub-frames than --samples-range allows ({hi}), frame "
-                f"{k} the most: about {want}, for its {cause}, so they may show steps; ")
+        spell, frames = spelling(), f"{self.capped} frame{'s' if self.capped > 1 else ''}"
+        said = (f"{frames} wanted more sub-frames than {spell.name('samples_range')} allows "
+                f"({hi}), frame {k} the most: about {want}, for its {cause}, so they may show "
+                "steps; ")
+        depth = spell.said("dof", "depth")
         if want > MAX_SAMPLES:  # past any range: a jump between two probes, or a blur
             return said + (f"more than any count ({MAX_SAMPLES}): a cut between two "
                            "sub-frames (nothing to mend: its frame draws the most) or an "
                            "object faster than they can follow" if cause == "motion" else
-                           f"more than any count ({MAX_SAMPLES}): give --dof depth"
+                           f"more than any count ({MAX_SAMPLES}): give {depth}"
                            if cause == "blur" else f"more than any count ({MAX_SAMPLES}): "
                            "a smaller light_angle")
-        other = {"blur": ", or --dof depth", "soft shadows": ""}.get(
-            cause, "" if self.reconstruct else ", or --reconstruct on")
-        return said + f"raise the cap (--samples-range {lo}:{want}){other}"
+        other = {"blur": f", or {depth}", "soft shadows": ""}.get(
+            cause, "" if self.reconstruct else f", or {spell.said('reconstruct', 'on')}")
+        return said + f"raise the cap ({spell.said('samples_range', f'{lo}:{want}')}){other}"
 
     def _one(self, k: int, t: float) -> tuple[float, float, float]:
         """(the largest speed in pixels per second, the largest circle of confusion, the
@@ -195,18 +197,16 @@ def lens_hint(ctx: Any, scene: Any, config: Any, schedule: SampleSchedule, k: in
     if _float_light(config, scene):
         _bright_hint(k, coc, count)
         return
-    want = needed(0.0, coc, False, (1, 10**9))
+    want, said = needed(0.0, coc, False, (1, 10**9)), spelling()
+    depth = said.said("dof", "depth")
     if count == 1 and coc > 2 * GAP_DOF_PX:
         log.warning("frame %d blurs up to %.0f px (its largest circle of confusion), but one "
-                    "sample is one lens position, its centre: no depth of field; --samples "
-                    "%d, or --dof depth (from one sample)", k, coc, max(8, want))
+                    "sample is one lens position, its centre: no depth of field; %s, or %s "
+                    "(from one sample)", k, coc, said.said("samples", max(8, want)), depth)
     elif coc / math.sqrt(count) > 2 * GAP_DOF_PX:
-        lo, most = config.samples_range
-        fix = (f"--samples auto (about {want} here) or --dof depth blur it smoothly"
-               if want <= most else
-               f"--samples auto --samples-range {lo}:{want} (the range now stops at "
-               f"{most}) or --dof depth blur it smoothly" if want <= MAX_SAMPLES else
-               f"--dof depth blurs it smoothly (about {want} lens positions would)")
+        auto = _auto(want, config.samples_range)
+        fix = (f"{auto} or {depth} blur it smoothly" if auto else
+               f"{depth} blurs it smoothly (about {want} lens positions would)")
         log.warning("frame %d blurs up to %.0f px (its largest circle of confusion): %d lens "
                     "positions show as copies about %.0f px apart; %s", k, coc, count,
                     coc / math.sqrt(count), fix)
@@ -249,8 +249,8 @@ def motion_hint(ctx: Any, scene: Any, config: Any, schedule: SampleSchedule, dof
         log.warning("frame %d: something jumps while the shutter is open (%.0f times the "
                     "picture's width at once): a cut? it shows as copies from both sides of "
                     "it; a cut falls between two frames' shutters at a frame's time k / fps "
-                    "with --shutter-position start, at (k + 1/2) / fps with the centred "
-                    "shutter (of at most 360 degrees)", k, moved / w)
+                    "with %s, at (k + 1/2) / fps with the centred shutter (of at most 360 "
+                    "degrees)", k, moved / w, spelling().said("shutter_position", "start"))
     elif moved / count > (COPIES_RECON_PX if reconstruct else COPIES_PLAIN_PX):
         log.warning("frame %d moves up to %.0f px while the shutter is open: its %d "
                     "sub-frames show as copies about %.0f px apart; %s", k, moved, count,
@@ -266,25 +266,35 @@ def _sun_hint(k: int, wide: float, count: int, config: Any, angle: float) -> Non
     if wide / math.sqrt(count) <= 2 * GAP_DOF_PX:
         return
     want = needed(0.0, wide, False, (1, 10**9))
-    lo, most = config.samples_range
-    fix = (f"--samples auto (about {want} here)" if want <= most else
-           f"--samples auto --samples-range {lo}:{want} (the range now stops at {most})"
-           if want <= MAX_SAMPLES else f"--samples {MAX_SAMPLES}, or a smaller light_angle")
+    fix = _auto(want, config.samples_range) or \
+        f"{spelling().said('samples', MAX_SAMPLES)}, or a smaller light_angle"
     log.warning("frame %d's soft shadows spread up to %.0f px (light_angle %g, the sun's "
                 "penumbra): its %d points of the sun's disk show as copies about %.0f px "
                 "apart; %s blurs them smoothly", k, wide, angle, count,
                 wide / math.sqrt(count), fix)
 
 
+def _auto(want: int, samples_range: tuple[int, int]) -> str | None:
+    """``--samples auto`` where it draws ``want`` sub-frames within ``samples_range``
+    (``(about N here)``), else with the range that does (``--samples-range 4:N (the range
+    now stops at 64)``), in the caller's spelling (hf.render's: ``samples='auto',
+    samples_range='4:N'``; were the flags to it too); None past any count."""
+    lo, most = samples_range
+    said = spelling()
+    auto = said.said("samples", "auto")
+    if want <= most:
+        return f"{auto} (about {want} here)"
+    ranged = said.said("samples_range", f"{lo}:{want}")
+    return (f"{auto}{' ' if said.flags else ', '}{ranged} (the range now stops at {most})"
+            if want <= MAX_SAMPLES else None)
+
+
 def _motion_fix(config: Any, reconstruct: bool, moved: float) -> str:
     """What blurs motion of ``moved`` px a frame smoothly: ``--samples auto`` (within its
     range, or the range to give it), ``--reconstruct on``."""
     want = needed(moved, 0.0, reconstruct, (1, 10**9))
-    lo, most = config.samples_range
-    auto = (f"--samples auto (about {want} here)" if want <= most else
-            f"--samples auto --samples-range {lo}:{want} (the range now stops at {most})"
-            if want <= MAX_SAMPLES else None)
-    ways = [w for w in (auto, None if reconstruct else "--reconstruct on") if w]
+    on = None if reconstruct else spelling().said("reconstruct", "on")
+    ways = [w for w in (_auto(want, config.samples_range), on) if w]
     if not ways:
         return "more than any count of sub-frames would: an object faster than they follow"
     return " or ".join(ways) + (" blur it smoothly" if len(ways) > 1 else " blurs it smoothly")
@@ -303,9 +313,9 @@ def _bright_hint(k: int, coc: float, count: int) -> None:
     gap = coc / math.sqrt(count)
     if gap <= GAP_DOF_PX / 2:
         return
-    want = math.ceil((coc / (GAP_DOF_PX / 2)) ** 2)
+    want, said = math.ceil((coc / (GAP_DOF_PX / 2)) ** 2), spelling()
     log.warning("frame %d blurs up to %.0f px (its largest circle of confusion): a light "
                 "brighter than white shows each of the %d lens positions as a copy about "
-                "%.0f px apart (each copy still brighter than white); --dof depth blurs it "
-                "into a disc in one pass%s", k, coc, count, gap,
-                f", or --samples {want}" if want <= MAX_SAMPLES else "")
+                "%.0f px apart (each copy still brighter than white); %s blurs it into a disc "
+                "in one pass%s", k, coc, count, gap, said.said("dof", "depth"),
+                f", or {said.said('samples', want)}" if want <= MAX_SAMPLES else "")

@@ -17,7 +17,7 @@ from numbers import Real
 
 import numpy as np
 
-from hfrender.errors import InputError, InputTypeError, about
+from hfrender.errors import InputError, InputTypeError, about, spelling
 from hfrender.hyperframe.windows import WindowWeights
 from hfrender.io import store as io_store
 from hfrender.optics import MIN_BLUR_PX, Lens
@@ -126,7 +126,6 @@ def _check_exposure(s: dict, e: Exposure) -> None:
                          f"{', '.join(POSITIONS)}")
     if e.curve is not None and e.curve not in CURVES:
         raise InputError(f"--shutter-curve {e.curve!r} must be one of {', '.join(CURVES)}")
-    _lopsided_lens(s, e)
     refocus = e.focus_distance is not None or e.f_stop is not None
     if refocus and (s.get("dof") == "lens" or not s.get("depth")):
         if s.get("dof") == "lens":
@@ -154,17 +153,20 @@ def _shutter(s: dict, value: object) -> None:
 
 
 def _lopsided_lens(s: dict, e: Exposure) -> None:
-    """A warning for a ``--dof lens`` store exposed otherwise than it was drawn: each
+    """A warning for a ``--dof lens`` store exposed otherwise than it was drawn, in the
+    caller's spelling (the command's flags, SampleStore.expose's keywords): each
     sub-frame holds one point of the aperture, spread over the whole shutter, so another
     shutter, position or curve weighs the lens unevenly (a fresh render's 8 points are
     spread evenly; the first 8 of 16 are not: out-of-focus parts shift a pixel or two)."""
     narrower = e.shutter is not None and e.shutter < s["shutter"] - 1e-9
     if s.get("dof") == "lens" and (narrower or e.curve not in (None, s.get("curve"))
                                    or e.position not in (None, s.get("position"))):
-        log.warning("this store was drawn through the lens (--dof lens): each sub-frame holds "
-                    "one point of the aperture, so another shutter weighs them unevenly and "
+        said = spelling()  # (SampleStore.expose's: hf.render's keywords)
+        log.warning("this store was drawn through the lens (%s): each sub-frame holds one "
+                    "point of the aperture, so another shutter weighs them unevenly and "
                     "out-of-focus parts shift (a pixel or two); to re-expose freely, render "
-                    "with --dof depth (or off) and --keep-samples")
+                    "with %s (or %s) and %s", said.said("dof", "lens"), said.said("dof", "depth"),
+                    "off" if said.flags else "'off'", said.name("keep_samples"))
 
 
 def _lens(s: dict, e: Exposure) -> Lens | None:
@@ -217,6 +219,7 @@ def plan_exposure(store: io_store.SampleStore, e: Exposure) -> ExposurePlan:
     """Which kept sub-frames each output frame takes, with what weight (see module)."""
     s = store.settings
     _check_exposure(s, e)
+    _lopsided_lens(s, e)  # (here alone: reexpose checks first, and said it twice)
     fps, first, count = s["fps"], s["first_frame"], s["frames"]
     # the store's count: past 360 degrees it picks the grid, and so the angle, a render of
     # these settings draws (was 1: 540 degrees spanned 720, its own exposure 55 codes off)

@@ -33,7 +33,7 @@ from hfrender.engine.offload import FusionProcesses
 from hfrender.engine.render_fusion import RenderFusion
 from hfrender.engine.render_setup import PIPELINE, shared_arena, start_processes
 from hfrender.engine.render_stats import RenderStats
-from hfrender.errors import InputError
+from hfrender.errors import KEYWORD, InputError, spelt
 from hfrender.hyperframe.builder import DEFAULT_CAP, HyperFrameBuilder
 from hfrender.hyperframe.frame import HyperFrame, per_frame
 from hfrender.hyperframe.windows import WindowWeights
@@ -209,9 +209,10 @@ class SampleStore(io_store.SampleStore):
             raise InputError(f"fusion_process={fusion_process!r} must be one of "
                              f"{', '.join(FUSION_PROCESS)}")
         try:
-            run_exposure(self, Exposure(shutter, position, curve, focus_distance, f_stop),
-                         sink, backend=backend, workers=workers, dtype=dtype,
-                         processes=fusion_process)
+            with spelt(KEYWORD):  # its warnings name a render's settings as hf.render's
+                run_exposure(self, Exposure(shutter, position, curve, focus_distance, f_stop),
+                             sink, backend=backend, workers=workers, dtype=dtype,
+                             processes=fusion_process)
         except InputError as exc:  # named as this call's keywords, not the command's options
             raise type(exc)(as_keywords(str(exc))) from None
         return np.stack(sink.frames)

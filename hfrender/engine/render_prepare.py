@@ -181,7 +181,7 @@ class RenderPreparation:
         stats.msaa = self.renderer.target.msaa
         self.renderer.prepare()
         self.renderer.transparent = config.transparent
-        self.renderer.depth_modes = ("--dof depth",) * depth + ("--reconstruct",) * velocity
+        self.renderer.depth_modes = ("dof",) * depth + ("reconstruct",) * velocity
         gl = self.storage = gl_storage(config, self.glctx, self.backend.name)
         arena = None if gl is not None else shared_arena(config.fusion_process, self.backend.name,
                                                          depth or velocity)

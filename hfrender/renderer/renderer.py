@@ -72,7 +72,7 @@ class SceneRenderer:
     has_velocity = True  # it can write the velocity plane
     transparent = False  # draw no background: alpha 0 there (set by the render job)
     sun_disk = (0.0, 0.0)  # the sub-frame's point of the sun's disk (light_angle; drawer's)
-    depth_modes: tuple[str, ...] = ()  # the render's modes that read depth or velocity
+    depth_modes: tuple[str, ...] = ()  # what reads depth or velocity: "dof", "reconstruct"
     #                                    ("--dof depth", "--reconstruct"; set by the job)
 
     def __init__(self, ctx: Any, scene: Scene, size: tuple[int, int], with_depth: bool,

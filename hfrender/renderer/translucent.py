@@ -19,6 +19,7 @@ from typing import Any
 
 import numpy as np
 
+from hfrender.errors import spelling
 from hfrender.renderer.instances import run_rows
 from hfrender.renderer.programs import compile_program, glsl, set_uniform, share_once
 from hfrender.renderer.target import Target, _resolve_program, unbind
@@ -30,12 +31,18 @@ from hfrender.scene.text import is_text
 
 log = logging.getLogger(__name__)
 
-# what a render that reads the depth or velocity planes does with a translucent object,
-# and what draws it right instead
-INSTEAD = {"--dof depth": "blurs it by the depth of the opaque surface behind it: use "
-                          "--dof lens",
-           "--reconstruct": "moves it as the surface behind it moves: use --reconstruct off, "
-                            "with more --samples"}
+# what a render that reads the depth or velocity planes (its ``depth_modes``) does with a
+# translucent object, and what draws it right instead, as the caller spells settings
+# (hf.render's keywords: were the flags to it too)
+def instead(mode: str) -> str:
+    """``mode`` (``dof``: depth of field by depth, ``reconstruct``) and what it does with a
+    translucent object, then what draws it right."""
+    said = spelling()
+    if mode == "dof":
+        return (f"{said.said('dof', 'depth')} blurs it by the depth of the opaque surface "
+                f"behind it: use {said.said('dof', 'lens')}")
+    return (f"{said.name('reconstruct')} moves it as the surface behind it moves: use "
+            f"{said.said('reconstruct', 'off')}, with more {said.name('samples')}")
 
 
 def outside(geometry: str, model: np.ndarray) -> str | None:
@@ -257,7 +264,7 @@ class TranslucentPass:
         """One line a render, where it reads the depth or velocity planes, which a
         translucent object (``order``'s, not a text's: it writes its depth, velocity)
         leaves to the opaque surface behind it."""
-        modes = [m for m in getattr(renderer, "depth_modes", ()) if m in INSTEAD]
+        modes = [m for m in getattr(renderer, "depth_modes", ()) if m in ("dof", "reconstruct")]
         if not modes or self.warned:
             return
         objs = [o for _, o in sorted(order, key=lambda item: item[0]) if not is_text(o.geometry)]
@@ -265,7 +272,7 @@ class TranslucentPass:
             self.warned = True
             log.warning("%s: a translucent object writes no depth or velocity, so %s",
                         _translucent(getattr(renderer, "scene", None), objs),
-                        "; ".join(f"{m} {INSTEAD[m]}" for m in modes))
+                        "; ".join(instead(m) for m in modes))
 
     def release(self) -> None:
         if self.made:  # (was: its picture's framebuffer left bound, released: the next
