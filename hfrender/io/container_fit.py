@@ -3,7 +3,9 @@ so (:func:`hfrender.engine.render_checks.check_encoder` encodes a frame into it 
 ffmpeg's refusals): the GIF encoder's frames go into a .gif alone (was: into .mkv or .mov
 a file with no video in it, said written; into .mp4 or .webm a failed join after the
 whole render), and MPEG-TS takes any codec without an error, keeping one it has no
-stream type for (ProRes, FFV1, VP9, ...) as private data: a .ts that no player shows."""
+stream type for (ProRes, FFV1, VP9, ...) as private data: a .ts that no player shows.
+Also whether it keeps alpha (:func:`alpha_refusal`), and a codec that an image sequence
+never uses (:func:`codec_unused`)."""
 
 from __future__ import annotations
 
@@ -12,7 +14,7 @@ import subprocess
 from pathlib import Path
 
 from hfrender.errors import spelling
-from hfrender.io.ffmpeg import VIDEO_SUFFIXES, bare
+from hfrender.io.ffmpeg import ALPHA_PIX_FMTS, VIDEO_SUFFIXES, bare, holds_alpha, keeps_alpha
 from hfrender.io.sequence_names import is_picture, is_sequence
 
 PRIVATE = "muxed as a private data stream"  # ffmpeg's warning (mpegts)
@@ -29,6 +31,23 @@ def gif_misfit(output: str, chosen: str) -> str | None:
                 f"{spelling().said('output', str(path.with_suffix('.gif')))})")
     return (f"{cannot_hold(chosen, output)} (a .gif holds the gif encoder's frames alone: "
             f"leave {spelling().name('codec')} out)")
+
+
+def alpha_refusal(path: str, chosen: str, pix_fmt: str | None, alpha_from: str | None
+                  ) -> str | None:
+    """The line refusing an encoder (``chosen``) or a pixel format that keeps no alpha, for
+    :func:`hfrender.io.writers.check_output` (``alpha_from``: what asked for alpha; None:
+    ``--transparent``), in the caller's spelling (was the flags to hf.render too); None
+    where the output keeps it."""
+    said = spelling()
+    alpha_from = alpha_from or said.on("transparent")
+    if chosen not in ALPHA_PIX_FMTS:
+        return (f"{alpha_from}: {said.said('output', str(path))} ({chosen}) keeps no alpha; "
+                f"{keeps_alpha()}")
+    if pix_fmt is not None and not holds_alpha(pix_fmt):  # (was: dropped unsaid)
+        return (f"{alpha_from}: {said.said('pix_fmt', pix_fmt)} keeps no alpha; give one "
+                f"with alpha ({ALPHA_PIX_FMTS[chosen][0]}), or leave {said.name('pix_fmt')} out")
+    return None
 
 
 def cannot_hold(chosen: str, output: str) -> str:

@@ -129,6 +129,7 @@ def check_output(path: str, size: tuple[int, int], codec: str | None = None, *,
     ``float_in``: the footage is float light (EXR), which an EXR sequence keeps.
     ``size_of``: whose size it is where the command cannot change it (``the store's``);
     ``every_frame``: said of one PNG after "each frame a picture" (reexpose's store's)."""
+    from hfrender.io.container_fit import alpha_refusal
     from hfrender.io.encoding import chosen_encoder, odd_size_refusal
     from hfrender.io.ffmpeg import ALPHA_PIX_FMTS, output_format
 
@@ -147,30 +148,15 @@ def check_output(path: str, size: tuple[int, int], codec: str | None = None, *,
                     + (f"did you mean {near[0]}? " if near else "")  # (a file's codec named
                     + "hfrender info -v lists its video encoders)",  # as the file gives it)
                     head=spelling().said("codec", chosen))
-    if alpha:
-        _keeps_alpha(path, chosen, pix_fmt, alpha_from)
+    refused = alpha_refusal(path, chosen, pix_fmt, alpha_from) if alpha else None
+    if refused is not None:
+        raise WriterError(refused)
     # the encoder's own where not 4:2:0; with alpha, the one that keeps it (ProRes 4444)
     fmt = pix_fmt or (ALPHA_PIX_FMTS[chosen][0] if alpha else output_format(chosen, None)[0])
     refused = odd_size_refusal(chosen, fmt, size, for_footage, size_of)
     if refused is not None:
         raise WriterError(refused)
     return chosen
-
-
-def _keeps_alpha(path: str, chosen: str, pix_fmt: str | None, alpha_from: str | None) -> None:
-    """:func:`check_output`'s refusal of an encoder (``chosen``) or a pixel format that
-    keeps no alpha, in the caller's spelling (was the flags to hf.render too)."""
-    from hfrender.io.ffmpeg import ALPHA_PIX_FMTS, holds_alpha, keeps_alpha
-
-    said = spelling()
-    alpha_from = alpha_from or said.on("transparent")
-    if chosen not in ALPHA_PIX_FMTS:
-        raise WriterError(f"{alpha_from}: {said.said('output', str(path))} ({chosen}) keeps "
-                          f"no alpha; {keeps_alpha()}")
-    if pix_fmt is not None and not holds_alpha(pix_fmt):  # (was: dropped unsaid)
-        raise WriterError(f"{alpha_from}: {said.said('pix_fmt', pix_fmt)} keeps no alpha; "
-                          f"give one with alpha ({ALPHA_PIX_FMTS[chosen][0]}), or leave "
-                          f"{said.name('pix_fmt')} out")
 
 
 class WriteFailed(HFRenderError):
