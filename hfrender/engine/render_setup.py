@@ -25,7 +25,7 @@ from hfrender.engine.memory_fit import (
     schedule_for,
 )
 from hfrender.engine.offload import FusionProcessError, FusionProcesses
-from hfrender.errors import BackendUnavailable
+from hfrender.errors import BackendUnavailable, spelling
 from hfrender.frame_range import kept_as, start_of
 from hfrender.hyperframe import shared
 from hfrender.hyperframe.builder import DEFAULT_CAP, HyperFrameBuilder
