@@ -840,6 +840,32 @@ def test_a_helper_named_construct_beside_objects_made_in_update_renders(tmp_path
     assert picture[0, 0].tolist() == [0, 0, 0]  # the background
 
 
+def test_a_bug_in_update_beside_a_helper_named_construct_is_told_as_itself(tmp_path, capsys):
+    """Such a scene whose update(t) has a bug of its own (an index past a list) was told
+    "has manim's construct(), which hfrender never calls" (a review): the construct() line
+    answers an update(t) reading what construct() would have made (an AttributeError), and
+    this one's own error is said at its line."""
+    scene = write_scene(tmp_path, """
+    class Made(hf.Scene):
+        duration = 0.2
+        sizes = [1.0]
+
+        def construct(self, x):
+            return hf.Cube(position=(x, 0, 0), size=self.sizes[3])
+
+        def update(self, t):
+            self.objects[:] = [self.construct(t)]
+    """)
+    assert main(["still", str(scene), "-o", str(tmp_path / "m.png"), "--size", "32x18",
+                 "--quiet"]) == 1
+    err = capsys.readouterr().err
+    line = next(k for k, text in enumerate(scene.read_text().splitlines(), 1)
+                if "self.sizes[3]" in text)
+    assert "IndexError: list index out of range" in err and f"{scene.name}:{line})" in err, err
+    assert "construct()" not in err.split("IndexError")[0] and "never calls" not in err, err
+    assert not (tmp_path / "m.png").exists()
+
+
 def test_a_camera_range_upside_down_names_the_line_that_made_it(tmp_path, capsys):
     """``near = 10; far = 1`` was told without a line, as ``10.0`` where 10 was written."""
     scene = write_scene(tmp_path, """

@@ -103,8 +103,9 @@ def first_look(scene: Scene, frame: int, fps: float,
             continue  # took its late state)
         try:
             changed = _look_between(seen, at, fps, between, far=at != frame)
-        except (SceneError, SceneUpdateError):
-            refuse_construct(scene)  # (update(t) failing on what construct() would make)
+        except (SceneError, SceneUpdateError) as exc:
+            if isinstance(exc.__cause__, AttributeError):  # (update(t) reading what
+                refuse_construct(scene)  # construct() would make; another bug: its own)
             raise
         if changed is not None:
             what, a, b, t1 = changed
