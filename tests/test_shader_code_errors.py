@@ -245,3 +245,16 @@ def test_a_closing_brace_too_many_in_a_comment_is_no_fault(tmp_path, capsys):
     path = tmp_path / "s.frag"
     path.write_text("// }\n" + IMAGE + "/* } */\n")
     assert _still(path, capsys) == (0, "")
+
+
+def test_a_channel_picture_refused_at_the_users_line_exits_2(tmp_path, capsys):
+    """A channel line naming a file that is no picture is told at the shader's line, so it
+    is bad input (exit 2), as the docs say of a fault told in the user's own file (a
+    review: it exited 1, a failure)."""
+    (tmp_path / "bad.png").write_text("not a picture\n")
+    path = tmp_path / "s.frag"
+    path.write_text("// hfrender: iChannel0 = bad.png\n" + IMAGE)
+    status, err = _still(path, capsys)
+    assert status == 2, err
+    assert err.startswith(f"hfrender: error: {path}:1: ") and "not a picture" in err, err
+    assert err.count("\n") == 1 and not (tmp_path / "o.png").exists()

@@ -8,7 +8,7 @@ from typing import Any
 
 import numpy as np
 
-from hfrender.renderer.programs import ShaderError
+from hfrender.renderer.programs import ShaderInputError
 
 SAMPLER_2D = 0x8B5E  # GL_SAMPLER_2D: the kind of channel a picture fills
 
@@ -20,8 +20,8 @@ def channel_texture(ctx: Any, path: Path, where: str, kind: int | None = None) -
     sampler, as the program declares it, where it reads it)."""
     import moderngl
 
-    def refused(why: str) -> ShaderError:
-        return ShaderError(f"{where}: {why}")
+    def refused(why: str) -> ShaderInputError:  # (at the user's line: bad input, exit 2)
+        return ShaderInputError(f"{where}: {why}")
 
     flat_only(kind, refused, "a picture")
     rgba = _rgba8(_picture(path, refused, int(ctx.info.get("GL_MAX_TEXTURE_SIZE", 1 << 30))))

@@ -163,7 +163,7 @@ class PassProgram:
         for i, (path, _line) in shader.buffer_files().items():
             where = shader.channel_line(i)
             flat_only(sampler_kind(self.prog, f"iChannel{i}"),
-                      lambda why, where=where: ShaderError(f"{where}: {why}"), "a buffer")
+                      lambda why, where=where: ShaderInputError(f"{where}: {why}"), "a buffer")
             given[i] = buffers[path.resolve()][0]
         read = [i for i in range(4) if self.prog.get(f"iChannel{i}", None)]
         # the buffers it reads (by their file), as its compiled program keeps their channels
