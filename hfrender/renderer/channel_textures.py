@@ -74,6 +74,8 @@ def _picture(path: Path, refused: Any, most: int = 1 << 30) -> np.ndarray:
                 return np.clip(np.asarray(img), 0, 65535).astype(np.uint16)
             keep = img.mode in ("RGB", "RGBA", "L", "LA", "F") and "transparency" not in img.info
             return np.asarray(img if keep else img.convert("RGBA"))
+    except ShaderInputError:  # (its own refusal: an InputError is a ValueError too)
+        raise
     except (UnidentifiedImageError, OSError, ValueError, Image.DecompressionBombError):
         raise refused("not a picture hfrender reads (PNG, JPEG, WebP, a GIF's first frame, "
                       "...; not EXR or video; at most 178 million pixels)") from None
