@@ -614,3 +614,22 @@ def test_a_failed_engine_stops_the_fusion_in_progress():
     engine = Engine(Fusion(), MemoryWriter())
     engine.fail(KeyboardInterrupt())
     assert Fusion.aborted == 1
+
+
+@pytest.mark.parametrize("spell, said", [
+    (None, "lower --granularity or --size"), ("keyword", "lower granularity or size")])
+def test_a_fusion_process_killed_says_what_to_lower_as_its_caller_names_it(spell, said):
+    """A fusion child ended by SIGKILL told hf.render's caller '--granularity or --size'
+    (a review); the caller's spelling now, flags for the command."""
+    import contextlib
+    import signal
+    from types import SimpleNamespace
+
+    from hfrender.engine.offload import FusionProcesses
+    from hfrender.errors import KEYWORD, spelt
+
+    child = SimpleNamespace(proc=SimpleNamespace(pid=4242, wait=lambda timeout: -signal.SIGKILL))
+    with spelt(KEYWORD) if spell else contextlib.nullcontext():
+        line = FusionProcesses._ended(child)
+    assert line == ("the fusion process (pid 4242) was killed by signal 9 before it answered "
+                    f"(SIGKILL: often the system out of memory; {said})")

@@ -36,7 +36,7 @@ from multiprocessing.connection import Connection
 from pathlib import Path
 from typing import Any
 
-from hfrender.errors import HFRenderError
+from hfrender.errors import HFRenderError, spelling
 from hfrender.hyperframe.frame import HyperFrame
 from hfrender.hyperframe.shared import SharedArena, describe, open_arena
 
@@ -203,8 +203,9 @@ class FusionProcesses:
             code = None
         how = ("has stopped answering" if code is None else
                f"was killed by signal {-code}" if code < 0 else f"exited with code {code}")
-        hint = " (SIGKILL: often the system out of memory; lower --granularity or --size)" \
-            if code == -signal.SIGKILL else ""
+        said = spelling()  # (the caller's: hf.render's keywords, the command's flags)
+        hint = (f" (SIGKILL: often the system out of memory; lower {said.name('granularity')}"
+                f" or {said.name('size')})") if code == -signal.SIGKILL else ""
         return f"the fusion process (pid {child.proc.pid}) {how} before it answered{hint}"
 
     def _take_idle(self) -> list[_Child]:
