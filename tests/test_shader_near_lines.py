@@ -27,6 +27,8 @@ def _read(tmp_path, text):
     ("// hfrender: Antialias: false", "// hfrender: antialias = false"),
     ("// hfrender common = common.glsl", "// hfrender: common = common.glsl"),
     ("// hfrender: iChannel2: noise.png // the grain", "// hfrender: iChannel2 = noise.png"),
+    # a colon and a file's name with a space (was left a comment, the channel black: a review)
+    ("// hfrender: iChannel0: tex/a b.png", "// hfrender: iChannel0 = tex/a b.png"),
 ])
 def test_a_line_meant_for_hfrender_is_told_with_the_line_it_reads(tmp_path, written, meant):
     with pytest.raises(InputError) as err:

@@ -18,12 +18,12 @@ from hfrender.errors import InputError
 
 LINE = re.compile(r"^[ \t]*//[ \t]*hfrender:[ \t]*(\w+)[ \t]*=[ \t]*(.*?)[ \t\r]*$", re.M)
 # one meant as such a line, written otherwise: "// HFRender: iChannel0 = a.png", "// hfrender
-# iChannel0 = a.png", "// hfrender: iChannel0: a.png": its value one word, or after "=" a
+# iChannel0 = a.png", "// hfrender: iChannel0: a.png": its value one word, or after "=" or ":" a
 # file's name with spaces ("= tex/a b.png"), a "// comment" after it; not prose ("// hfrender
 # render ...", "// hfrender common: c.glsl is where shared code would go": was refused)
 _END = r"[ \t\r]*(?://.*)?$"
 NEAR = re.compile(r"^[ \t]*//[ \t]*hfrender\b[ \t]*:?[ \t]*(ichannel\d|common|antialias)"
-                  rf"[ \t]*(?:[=:][ \t]*(?=\S+{_END})|=[ \t]*(?=.*?\.\w+{_END}))"
+                  rf"[ \t]*[=:][ \t]*(?=\S+{_END}|.*?\.\w+{_END})"
                   r"(.*?)[ \t\r]*$", re.M | re.I)
 # comments, line ones first: a "/*" in a line comment ("//**** my shader", "// a/*.png")
 # opens no block (was: every line after it hidden, a review)
