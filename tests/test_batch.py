@@ -1433,13 +1433,13 @@ def test_a_failed_job_that_started_over_counts_all_it_kept_as_made(folder):
     (folder / "fail_at").write_text("80")
     code, first = summary(folder)
     out = folder / "out" / "late.mp4"
-    kept = segments.frames_kept(out)
+    kept = segments.frames_in_segments(out)
     assert code == 1 and first["late"]["status"] == "failed" and kept >= 32
     assert first["late"]["frames_made"] == first["late"]["frames"] == kept
     path.write_text(path.read_text().replace("samples = 1", "samples = 2"))
     (folder / "fail_at").write_text("200")
     code, again = summary(folder)
-    now = segments.frames_kept(out)
+    now = segments.frames_in_segments(out)
     assert code == 1 and now >= kept
     assert (again["late"]["frames"], again["late"]["frames_made"],
             again["late"]["segments_made"], again["late"]["segments_reused"]) == (

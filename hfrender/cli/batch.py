@@ -246,7 +246,7 @@ def _partial_of(jobs: list, running: dict) -> str:
     sequence has none to speak of (was: "no segment was whole", a review)."""
     from hfrender.engine.stopped import kept_apart
     from hfrender.io.outputs import kept_partial, outweighs, partial_name
-    from hfrender.io.segments import frames_kept, resumable
+    from hfrender.io.segments import frames_in_segments, resumable
 
     if "n" not in running:
         return ""
@@ -258,7 +258,7 @@ def _partial_of(jobs: list, running: dict) -> str:
         said = f"the frames of job {job.name!r} so far are in {pastable(kept)}"
     else:
         return ""
-    whole = frames_kept(job.output) if resumable(str(job.output)) else None
+    whole = frames_in_segments(job.output) if resumable(str(job.output)) else None
     goes_on = ("" if whole is None else
                f" (the next run goes on after the {whole} in whole segments)" if whole
                else " (no segment was whole: the next run starts it over)")

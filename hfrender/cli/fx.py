@@ -255,9 +255,9 @@ def _interrupted(stats: object, output: str) -> None:
     if getattr(stats, "partial", None):
         print(f"interrupted: {_kept(stats, output)}; continue with: {again}", file=sys.stderr)
     elif getattr(stats, "output_kept", False):  # (was: "nothing was written to the
-        from hfrender.io.segments import frames_kept  # output yet", the frames unsaid)
+        from hfrender.io.segments import frames_in_segments  # output yet", the frames unsaid)
 
-        kept = frames_kept(output)
+        kept = frames_in_segments(output)
         print(f"interrupted: the {n_frames(kept)} in whole segments {'is' if kept == 1 else 'are'}"
               f" kept ({output} is not written yet): continue with: {again}", file=sys.stderr)
     else:

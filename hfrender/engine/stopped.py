@@ -39,9 +39,9 @@ def interrupted_line(config: RenderConfig, stats: Any,
     """What Ctrl-C or SIGTERM left behind, and how to go on: the command's (``command``:
     its line to go on from frame N) or, with none, hf.render's (its keywords: ``the same
     call with resume=True``)."""
-    from hfrender.io.segments import frames_kept
+    from hfrender.io.segments import frames_in_segments
 
-    kept = 0 if stats.partial or is_sequence(config.output) else frames_kept(config.output)
+    kept = 0 if stats.partial or is_sequence(config.output) else frames_in_segments(config.output)
     if kept:  # a video's whole segments, but no partial one: a second Ctrl-C stopped its join
         return (f"interrupted: {n_frames(kept)} in whole segments {'is' if kept == 1 else 'are'}"
                 f" kept for {spelling().on('resume')} (no partial video was joined)"

@@ -53,7 +53,7 @@ def frames_kept(output: str) -> int:
     whole); a GIF's none (it starts over: its palette is made whole). A batch summary's
     ``frames`` of such a job, here and on Ray."""
     if not is_sequence(output):
-        return segments.frames_kept(output) if segments.resumable(output) else 0
+        return segments.frames_in_segments(output) if segments.resumable(output) else 0
     folder, rx = _kept_folder(output), pattern_files(Path(output).name)
     moving = committing(folder) if folder else None
     if moving is not None:

@@ -97,7 +97,7 @@ def remove_work_dir(output: str | Path) -> None:
     shutil.rmtree(work_dir(output), ignore_errors=True)
 
 
-def frames_kept(output: str | Path) -> int:
+def frames_in_segments(output: str | Path) -> int:
     """Frames in the whole segments of ``output`` an interrupted run's manifest lists."""
     return sum(_segments_kept(work_dir(output)))
 
