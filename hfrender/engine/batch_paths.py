@@ -380,7 +380,7 @@ def _shader_lines(source: Path) -> None:
     if source.suffix.lower() not in SHADER_SUFFIXES or not source.is_file():
         return
 
-    image = ShaderPass(shader_text(source.read_bytes(), source), str(source))
+    image = ShaderPass(shader_text(source), str(source))
     for shader in [image, *buffer_passes(image)]:  # (a common file: there, no mainImage)
         for channel, (path, _line) in shader.channel_files().items():
             if not path.is_file():

@@ -218,7 +218,7 @@ def surface_source(name: str | None, scene_dir: Path | None) -> tuple[str, Path]
     candidates += [shader_dir() / "glsl" / name, shader_dir() / "glsl" / f"{name}.glsl"]
     for c in candidates:
         if c.is_file():
-            return shader_text(c.read_bytes(), c), c
+            return shader_text(c), c
     own = sorted(f.stem for f in (shader_dir() / "glsl").glob("*.glsl"))
     known = sorted({*own, *(f.stem for f in (scene_dir.glob("*.glsl") if scene_dir else ()))})
     near = nearest(name, known, cutoff=0.5)  # (a short name's too: 'tun' for 'toon')

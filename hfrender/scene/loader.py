@@ -48,7 +48,7 @@ def load_scene(path: str | Path, name: str | None = None,
 def _instance(path: str | Path, name: str | None) -> Scene:
     p = _scene_path(path, name, "-s")
     if p.suffix.lower() in SHADER_SUFFIXES:
-        return ShaderScene(shader_text(p.read_bytes(), p), str(p))
+        return ShaderScene(shader_text(p), str(p))
     module = _import(p)
     found = {n: c for n, c in vars(module).items()
              if inspect.isclass(c) and issubclass(c, Scene) and c not in (Scene, ShaderScene)
@@ -103,13 +103,14 @@ def _check_calls(scene: Scene, p: Path) -> None:
             pass
 
 
-def shader_text(data: bytes, path: str | Path = "the shader") -> str:
-    """A shader file's text (``path``'s, an Image's, a buffer's, a common or surface file):
+def shader_text(path: Path) -> str:
+    """A shader file's text (``path`` read: an Image's, a buffer's, a common or surface file):
     UTF-16 where a byte-order mark says so (PowerShell's ``>``, Notepad's "Unicode"), else
     UTF-8, else Latin-1 (an older file's \xa9 in a comment; GLSL code itself is ASCII); a
     CR alone (classic Mac OS) ends a line as it does in an editor. Was: "defines no
     mainImage" or "is empty" for those, the text read as one comment line. A ``/*`` never
     closed is refused at its line (:func:`~hfrender.scene.shader_code.unclosed_comment`)."""
+    data = path.read_bytes()
     if data.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)):
         with contextlib.suppress(UnicodeDecodeError):  # (else: a NUL byte, said below)
             data = data.decode("utf-16").encode("utf-8")

@@ -109,7 +109,7 @@ def common_code(common: tuple[Path, int], path: str) -> str:
     where = f"{path}:{line}: common = {file}"
     if not file.is_file():
         raise InputError(f"{where}: no such file (a path from the shader's folder)")
-    text = shader_text(file.read_bytes(), file).removeprefix("\ufeff")
+    text = shader_text(file).removeprefix("\ufeff")
     own = _own_lines(text)
     if own:  # (was: taken for a comment, a trial)
         at, name, value = own[0]

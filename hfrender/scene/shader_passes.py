@@ -101,4 +101,4 @@ def _feedback(cycle: list[Path]) -> str:
 def _text(path: Path) -> str:
     from hfrender.scene.loader import shader_text  # (loader imports this module's scene)
 
-    return shader_text(path.read_bytes(), path)
+    return shader_text(path)
