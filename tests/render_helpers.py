@@ -125,3 +125,18 @@ def batch_status(jobs: Path, *more: str) -> str:
     summary = Path(jobs).parent / "s.json"
     assert main(["batch", str(jobs), *more, "--summary", str(summary), "--quiet"]) == 0
     return json.loads(summary.read_text())[0]["status"]
+
+
+def stop_at(monkeypatch, cls: type, name: str, n: int, method=None) -> None:
+    """A Ctrl-C at the ``n``-th call of ``cls.name`` (one made in the thread a signal goes
+    to: a writer thread's would not stop the run); ``method``: the one to call before that
+    (default: ``cls.name`` now; give the original where an earlier stop replaced it)."""
+    calls, method = [], method or getattr(cls, name)
+
+    def stopping(*args):
+        calls.append(1)
+        if len(calls) == n:
+            raise KeyboardInterrupt
+        return method(*args)
+
+    monkeypatch.setattr(cls, name, stopping)

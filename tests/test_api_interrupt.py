@@ -5,6 +5,7 @@ import re
 from pathlib import Path
 
 import pytest
+from render_helpers import stop_at
 
 import hfrender as hf
 
@@ -12,18 +13,10 @@ SCENES = Path(__file__).parents[1] / "scenes"
 
 
 def _stopped_at(monkeypatch, n):
-    """A Ctrl-C as the ``n``-th sub-frame is read back (as test_api's)."""
+    """A Ctrl-C as the ``n``-th sub-frame is read back."""
     from hfrender.renderer.renderer import SceneRenderer
 
-    reads, read_into = [], SceneRenderer.read_into
-
-    def reading(renderer, color, *args):
-        reads.append(color.shape)
-        if len(reads) == n:
-            raise KeyboardInterrupt
-        read_into(renderer, color, *args)
-
-    monkeypatch.setattr(SceneRenderer, "read_into", reading)
+    stop_at(monkeypatch, SceneRenderer, "read_into", n)
 
 
 def test_a_ctrl_c_says_what_is_kept_and_how_to_go_on(tmp_path, monkeypatch):

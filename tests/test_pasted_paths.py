@@ -10,6 +10,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from render_helpers import stop_at
 
 from hfrender.cli import main
 from hfrender.io.writers import PngSequenceWriter
@@ -40,24 +41,10 @@ def _pasted(line: str, before: str, after: str) -> list[str]:
     return shlex.split(line.split(before, 1)[1].split(after, 1)[0])
 
 
-def _stop_at(monkeypatch, cls: type, name: str, n: int) -> None:
-    """A Ctrl-C at the ``n``-th call of ``cls.name`` (one made in the thread a signal goes
-    to: a writer thread's would not stop the run)."""
-    calls, method = [], getattr(cls, name)
-
-    def stopping(*args):
-        calls.append(1)
-        if len(calls) == n:
-            raise KeyboardInterrupt
-        return method(*args)
-
-    monkeypatch.setattr(cls, name, stopping)
-
-
 def _stop_at_read_back(monkeypatch, n: int) -> None:
     from hfrender.renderer.renderer import SceneRenderer
 
-    _stop_at(monkeypatch, SceneRenderer, "read_into", n)
+    stop_at(monkeypatch, SceneRenderer, "read_into", n)
 
 
 def test_a_failed_sequence_render_quotes_its_kept_folder_and_store(tmp_path, capsys):
@@ -125,7 +112,7 @@ def test_fx_quotes_the_folder_it_kept_failed_and_interrupted(tmp_path, capsys, m
     assert capsys.readouterr().err.endswith(  # (as many as were fused before frame 5)
         f"; the {n} frames finished so far are in '{kept}/%05d.png' ({tmp_path}/my out/"
         "%05d.png is untouched)\n") and 0 < n <= 5
-    _stop_at(monkeypatch, PngSequenceWriter, "write", 4)  # (fx writes in its main thread)
+    stop_at(monkeypatch, PngSequenceWriter, "write", 4)  # (fx writes in its main thread)
     argv = ["fx", str(clip), "-o", str(out), "--motion-blur", "2"]
     monkeypatch.setattr("sys.argv", ["hfrender", *argv])
     assert main(argv) == 130
@@ -135,7 +122,7 @@ def test_fx_quotes_the_folder_it_kept_failed_and_interrupted(tmp_path, capsys, m
         f"continue with: hfrender fx {clip} -o '{out}' --motion-blur 2 --resume\n") and n > 3
     assert sorted(p.name for p in kept.glob("*.png")) == [f"{i:05d}.png" for i in range(n)]
     shutil.rmtree(kept)  # none: this run's are kept
-    _stop_at(monkeypatch, PngSequenceWriter, "write", 4)
+    stop_at(monkeypatch, PngSequenceWriter, "write", 4)
     assert main(argv) == 130
     assert capsys.readouterr().err == (
         f"interrupted: the 3 frames finished so far are in '{kept}/%05d.png' ({tmp_path}/"

@@ -8,6 +8,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from render_helpers import stop_at
 
 import hfrender as hf
 from hfrender.cli import main
@@ -25,16 +26,8 @@ STAYS = ("an interrupted run's {n} frames to watch, stays until this run is comp
 
 
 def _stopped_at(monkeypatch, n):
-    """A Ctrl-C as the ``n``-th sub-frame is read back (as test_api_interrupt's)."""
-    reads, read_into = [], READ_INTO
-
-    def reading(renderer, color, *args):
-        reads.append(color.shape)
-        if len(reads) == n:
-            raise KeyboardInterrupt
-        read_into(renderer, color, *args)
-
-    monkeypatch.setattr(SceneRenderer, "read_into", reading)
+    """A Ctrl-C as the ``n``-th sub-frame is read back."""
+    stop_at(monkeypatch, SceneRenderer, "read_into", n, READ_INTO)
 
 
 def _render(monkeypatch, capsys, caplog, tmp_path, out, stop):
