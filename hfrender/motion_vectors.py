@@ -76,9 +76,9 @@ def vector_blur(frame: Any, velocity: Any, depth: Any = None, *, shutter: float 
     single = arr.ndim == 3
     arr = arr[None] if single else arr
     linear_light = validate.flag(linear_light, "linear_light")
+    if out is not None:  # (before out[None] below: was "'int' object is not subscriptable")
+        _check_out(out, arr.shape[1:] if single else arr.shape, arr.dtype, on_device)
     if not validate.flag(premultiplied, "premultiplied"):  # straight: blurred premultiplied
-        if out is not None:
-            _check_out(out, arr.shape[1:] if single else arr.shape, arr.dtype, on_device)
         light = _premultiplied(arr, on_device, linear_light)  # float32: linear as it is
         res = _straight_kept(vector_blur(light, velocity, depth, shutter=shutter,
                                          backend=backend, max_length=max_length),

@@ -142,6 +142,14 @@ def one_bad(row: int, col: int, axis: int, value: float) -> np.ndarray:
      "360: all of it)"),
     (dict(shutter="wide"), "shutter='wide' must be degrees in (0, 720] (180: half a frame's "
      "motion, 360: all of it)"),
+    # (were a TypeError "'int' object is not subscriptable", a KeyError: None, and a NumPy
+    # number said to be an array of shape (1,))
+    (dict(out=0), "out is int; expected a writable C-contiguous float32 NumPy array of "
+     "shape (48, 64, 3)"),
+    (dict(out={}), "out is dict; expected a writable C-contiguous float32 NumPy array of "
+     "shape (48, 64, 3)"),
+    (dict(out=np.float32(0.5)), "out is float32; expected a writable C-contiguous float32 "
+     "NumPy array of shape (48, 64, 3)"),
 ])
 def test_bad_input_one_line(kw: dict, message: str) -> None:
     f, v, d = square(10, 0)
