@@ -240,6 +240,7 @@ def fuse(hyperframe: HyperFrame, weights: WindowWeights, *,
         raise InputError("this hyperframe was released: its slot holds another's frames now; "
                          "fuse it before release()")
     frames = validate.frames(hyperframe.frames, "hyperframe.frames")
+    linear_light = validate.flag(linear_light, "linear_light")  # (was: any value's truth)
     if weights.count and weights.frames_needed() > frames.shape[0]:
         raise InputError(
             f"weights reach frames [{int(weights.starts[0])}, {weights.frames_needed()}) but "

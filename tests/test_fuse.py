@@ -61,3 +61,21 @@ def test_a_bad_lens_sequence_names_the_item_that_is_no_lens(rng):
         hf.fuse(hyper, ww, lens=[LENS] * 3)
     np.testing.assert_array_equal(hf.fuse(hyper, ww, lens=[LENS, LENS]),
                                   hf.fuse(hyper, ww, lens=LENS))
+
+
+def test_linear_light_is_true_or_false_as_motion_blur_takes_it(rng):
+    """fuse took any linear_light as its truth (a trial: "no", 0.0 and None blended uint8
+    code values as the other effects refuse them, or in linear light for "no"): one line
+    naming it now, NumPy's bool taken as motion_blur takes it."""
+    import pytest
+
+    frames = rng.integers(0, 256, (4, 6, 8, 3), dtype=np.uint8)
+    hyper = hf.HyperFrame(frames)
+    ww = hf.WindowWeights.sliding(hf.curve_weights("box", 2), 2, 2)
+    for bad in ("no", None, 0.0):
+        with pytest.raises(hf.InputTypeError) as err:
+            hf.fuse(hyper, ww, linear_light=bad)
+        assert str(err.value) == f"linear_light={bad!r} must be True or False"
+    codes = hf.fuse(hyper, ww, linear_light=np.False_)
+    np.testing.assert_array_equal(codes, hf.motion_blur(frames, 2, linear_light=False))
+    assert not np.array_equal(codes, hf.fuse(hyper, ww))  # (the two blends differ here)
