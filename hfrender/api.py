@@ -175,6 +175,7 @@ def _config(given: dict, command: str, options: dict) -> RenderConfig:
         if key not in takes:
             raise TypeError(f"hf.{command}() got an unexpected keyword argument {key!r}"
                             f"{_meant(key, takes, command)}")
+    given, options = _plain(given), _plain(options)
     try:
         return render_config(given, command)
     except InputError as exc:
@@ -182,6 +183,19 @@ def _config(given: dict, command: str, options: dict) -> RenderConfig:
         if said is exc:
             raise
         raise said from None
+
+
+def _plain(value: Any) -> Any:
+    """``value`` with NumPy's numbers (a 0-d array's, a tensor's) as Python's, in a dict,
+    tuple or list too: the settings are checked as Python's and kept as JSON (was: duration=
+    np.int64(2) "Object of type int64 is not JSON serializable" once the render began,
+    shutter=np.int64(180) refused as no angle > 0)."""
+    if isinstance(value, dict):
+        return {k: _plain(v) for k, v in value.items()}
+    if type(value) in (tuple, list):  # (a named tuple: as it is)
+        return type(value)(_plain(v) for v in value)
+    item = getattr(value, "item", None)
+    return item() if callable(item) and getattr(value, "ndim", None) == 0 else value
 
 
 # the commands' options the calls do not take, and what to do instead

@@ -153,6 +153,23 @@ def test_numpy_numbers_are_a_frame_and_a_time():
                                   "an integer >= 0")
 
 
+
+@pytest.mark.usefixtures("gl_context")
+def test_numpy_numbers_are_settings_as_their_python_numbers(tmp_path):
+    """NumPy's numbers as settings (an integrator's sweep): were a TypeError "Object of type
+    int64 is not JSON serializable" once the render began (duration, samples, size, seed)
+    and refusals of good values ("shutter=np.int64(180) must be an angle in degrees > 0",
+    granularity=np.int64(4), jitter=np.True_ "must be true or false")."""
+    n = np.int64
+    stats = hf.render(BAR, tmp_path / "a.mp4", size=(n(32), n(18)), samples=n(2), fps=n(10),
+                      duration=n(1), shutter=n(180), seed=n(3))
+    assert stats.frames_written == 10
+    still = {"size": (32, 18), "samples": 2}
+    np.testing.assert_array_equal(
+        hf.still(BAR, shutter=n(270), jitter=np.True_, granularity=n(4), **still),
+        hf.still(BAR, shutter=270, jitter=True, granularity=4, **still))
+
+
 GIF_MUXER = "(ffmpeg: gif muxer supports only codec gif for type video)"
 MEMORY = (r"1920x1080 with 4096 sub-frames per output frame needs [\d.]+ GiB \([\d.]+ GiB for 2 "
           r"hyperframe slots of 4096 sub-frames and 0.2 GiB to draw, fuse and encode each "
