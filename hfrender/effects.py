@@ -282,7 +282,10 @@ def _into(out: Any, res: Any) -> Any:
 def _motion_planes(hyperframe: HyperFrame, weights: WindowWeights,
                    shutter: Any) -> tuple[np.ndarray, Any]:
     """The checked shutter spans and velocity plane of a reconstructing :func:`fuse`."""
-    spans = np.asarray(shutter, np.float64)
+    spans = validate.real_array(shutter)
+    if spans is None:  # (was NumPy's "could not convert string to float: 'abc'")
+        raise InputTypeError(f"shutter={shutter!r} is no (open, close) times; expected "
+                             f"({weights.count}, 2) seconds with close >= open")
     if spans.shape != (weights.count, 2) or not np.all(spans[:, 1] >= spans[:, 0]):
         raise InputError(f"shutter has shape {spans.shape}; expected ({weights.count}, 2) "
                          "(open, close) times with close >= open")

@@ -79,3 +79,37 @@ def test_linear_light_is_true_or_false_as_motion_blur_takes_it(rng):
     codes = hf.fuse(hyper, ww, linear_light=np.False_)
     np.testing.assert_array_equal(codes, hf.motion_blur(frames, 2, linear_light=False))
     assert not np.array_equal(codes, hf.fuse(hyper, ww))  # (the two blends differ here)
+
+
+def test_planes_and_shutter_that_are_no_arrays_are_one_line(rng):
+    """A hyperframe's depth or velocity that is no array, frames that are a NumPy number,
+    and a shutter of text: were AttributeError "'list' object has no attribute 'shape'"
+    (from deep in the depth check), IndexError "tuple index out of range" and NumPy's
+    ValueError "could not convert string to float: 'abc'"."""
+    import pytest
+
+    frames = rng.random((2, 6, 8, 3), dtype=np.float32)
+    with pytest.raises(hf.InputTypeError) as err:
+        hf.HyperFrame(frames, depth=[2.0, 2.0])
+    assert str(err.value) == ("HyperFrame depth is a list; expected an (N, H, W) array of "
+                              "metres (a list of depth frames: numpy.stack(depths))")
+    with pytest.raises(hf.InputTypeError) as err:
+        hf.HyperFrame(frames, velocity=0.5)
+    assert str(err.value) == ("HyperFrame velocity is a float; expected an (N, H, W, 2) array "
+                              "(a list of velocity frames: numpy.stack(velocities))")
+    with pytest.raises(hf.InputTypeError) as err:
+        hf.HyperFrame(np.float32(0.5))
+    assert str(err.value) == ("HyperFrame frames is a float32 of shape (); expected an "
+                              "(N, H, W, C) array")
+    t = np.arange(2, dtype=np.float64)
+    hyper = hf.HyperFrame(frames, np.full((2, 6, 8), 2.0, np.float32), t,
+                          np.zeros((2, 6, 8, 2), np.float32))
+    ww = hf.WindowWeights(np.arange(2), np.ones((2, 1)))
+    with pytest.raises(hf.InputTypeError) as err:
+        hf.fuse(hyper, ww, shutter="abc")
+    assert str(err.value) == ("shutter='abc' is no (open, close) times; expected (2, 2) "
+                              "seconds with close >= open")
+    with pytest.raises(hf.InputError) as err:  # (the shape's line, as it was)
+        hf.fuse(hyper, ww, shutter=np.zeros(2))
+    assert str(err.value) == ("shutter has shape (2,); expected (2, 2) (open, close) times "
+                              "with close >= open")

@@ -72,6 +72,16 @@ class HyperFrame:
             raise InputTypeError(f"HyperFrame frames is a {type(self.frames).__name__}; "
                                  "expected an (N, H, W, C) array (a list of frames: "
                                  "numpy.stack(frames))")
+        if not self.frames.shape:  # (a NumPy number: was IndexError, tuple index out of range)
+            raise InputTypeError(f"HyperFrame frames is a {type(self.frames).__name__} of "
+                                 "shape (); expected an (N, H, W, C) array")
+        for name, shape, many in (("depth", "(N, H, W) array of metres", "depths"),
+                                  ("velocity", "(N, H, W, 2) array", "velocities")):
+            plane = getattr(self, name)  # (was: AttributeError deep in fuse's depth check)
+            if plane is not None and not hasattr(plane, "shape"):
+                raise InputTypeError(f"HyperFrame {name} is a {type(plane).__name__}; expected "
+                                     f"an {shape} (a list of {name} frames: "
+                                     f"numpy.stack({many}))")
         if self.timestamps is None:
             self.timestamps = np.arange(self.frame_count, dtype=np.float64)
 
