@@ -228,6 +228,9 @@ def _scene_file(scene: Any, scene_class: str | None, command: str) -> tuple[str,
     defined at the top of a .py file."""
     from hfrender.scene import Scene
 
+    if scene_class is not None and not isinstance(scene_class, str):  # (was: re's TypeError)
+        raise InputTypeError(f"hf.{command}(): scene_class={scene_class!r} must be the name "
+                             "of a Scene class in the file (a str: 'Orbit')")
     if isinstance(scene, (str, os.PathLike)):
         return os.fspath(scene), scene_class
     if isinstance(scene, Scene):

@@ -193,6 +193,20 @@ def test_a_scene_file_that_renders_at_its_top_is_told_to_guard_it(tmp_path):
         hf.still(scene, scene_class="Left")
 
 
+@pytest.mark.parametrize("call", [hf.render, hf.still])
+def test_a_scene_class_that_is_no_name_is_one_line(tmp_path, call):
+    """scene_class=1 raised TypeError 'expected string or bytes-like object, got int' from
+    Python's re, as the file was searched for the class (np.int64(2): 'cannot use a string
+    pattern on a bytes-like object'): one line now, before the scene is read."""
+    scene = tmp_path / "balls.py"
+    scene.write_text(BALLS)
+    for bad in (1, np.int64(2), ["Left"]):
+        with pytest.raises(hf.InputTypeError) as err:
+            call(scene, scene_class=bad)
+        assert str(err.value) == (f"hf.{call.__name__}(): scene_class={bad!r} must be the "
+                                  "name of a Scene class in the file (a str: 'Orbit')")
+
+
 def test_the_calls_load_nothing_heavy_until_called():
     code = ("import sys, hfrender as hf; hf.render, hf.still; "
             "print(sorted({'numpy', 'moderngl', 'rich'} & set(sys.modules)))")
