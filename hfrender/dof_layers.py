@@ -61,12 +61,14 @@ SNAP_T = 0.05  # a source this close to one of its layer's disks goes to that di
 #                no share of a source weighs less than SNAP_T / area (~1e-5 at a 64 px blur)
 
 
-def check_method(method: object) -> str:
-    """``method`` if it is one of :data:`DOF_METHODS`, else one clear :class:`InputError`."""
+def check_method(method: object, name: str = "dof_method") -> str:
+    """``method`` if it is one of :data:`DOF_METHODS`, else one clear :class:`InputError`
+    naming it as the caller's keyword ``name`` (depth_of_field's ``method``; was "dof
+    method=", neither call's keyword)."""
     if not isinstance(method, str) or method not in DOF_METHODS:
         allowed = ", ".join(repr(m) for m in DOF_METHODS)
         kind = InputError if isinstance(method, str) else InputTypeError
-        raise kind(f"dof method={method!r} is not one of {allowed}")
+        raise kind(f"{name}={method!r} is not one of {allowed}")
     return method
 
 

@@ -188,16 +188,18 @@ def test_the_exact_method_is_the_gather(rng):
 
 @pytest.mark.parametrize("bad", ["slow", "FAST", None, 1])
 def test_an_unknown_method_is_one_clear_error(rng, bad):
+    """Named as each call spells it (was "dof method=" for both: neither keyword)."""
     img, depth = rng.random((8, 8, 3), dtype=np.float32), np.full((8, 8), 2.0, np.float32)
-    said = f"dof method={bad!r} is not one of 'fast', 'exact'"
-    with pytest.raises(InputError, match=f"^{said}$".replace("(", r"\(").replace(")", r"\)")):
+    with pytest.raises(InputError) as err:
         hf.depth_of_field(img, depth, focus_distance=FOCUS, f_stop=2.0, method=bad)
+    assert str(err.value) == f"method={bad!r} is not one of 'fast', 'exact'"
     ww = hf.WindowWeights.sliding(np.ones(1), 1, 1)
     with pytest.raises(InputError, match="is not one of 'fast', 'exact'"):
         CPU.fuse(img[None], depth[None], ww, hf.Lens(FOCUS, 2.0), True, dof_method=bad)
-    with pytest.raises(InputError, match="is not one of 'fast', 'exact'"):
+    with pytest.raises(InputError) as err:
         hf.fuse(hf.HyperFrame(img[None], depth[None]), ww, lens=hf.Lens(FOCUS, 2.0),
                 dof_method=bad)
+    assert str(err.value) == f"dof_method={bad!r} is not one of 'fast', 'exact'"
 
 
 def test_a_plan_gives_each_class_a_layer_when_they_fit_and_merges_them_when_not():

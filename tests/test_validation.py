@@ -270,7 +270,7 @@ def test_window_helpers_refuse_what_is_not_a_whole_count(call, message):
 
 
 @pytest.mark.parametrize("bad, message", [
-    (dict(method="bogus"), r"^dof method='bogus' is not one of"),
+    (dict(method="bogus"), r"^method='bogus' is not one of"),
     (dict(backend="nope"), r"^backend='nope' is not a backend"),
     (dict(premultiplied=False), r"^premultiplied=False is for RGBA frames"),
 ])
@@ -352,7 +352,7 @@ def test_window_and_stride_in_0_d_arrays_are_their_numbers():
     (lambda: hf.motion_blur(F, 2, weights=["1", "1"]), r"^weights=\['1', '1'\] must be one "),
     (lambda: hf.motion_blur(F, 2, weights=[1j, 1]), r"^weights=\[1j, 1\] must be one of "),
     (lambda: hf.depth_of_field(F[0], D[0], method=None, **LENS),
-     r"^dof method=None is not one of 'fast', 'exact'$"),
+     r"^method=None is not one of 'fast', 'exact'$"),
     (lambda: hf.fuse(F, hf.WindowWeights.sliding(np.ones(2) / 2, 1, 1)),
      r"^hyperframe is ndarray; fuse takes an hf.HyperFrame \(frames alone: hf.motion_blur, "),
 ])
