@@ -207,6 +207,12 @@ def plain_line() -> tuple[Callable[[int, int], None], Callable[[], None]]:
     return plain, end
 
 
+def _is_tty(stream) -> bool:
+    """Whether ``stream`` is a terminal (``sys.stdout`` may be None, or have no isatty)."""
+    isatty = getattr(stream, "isatty", None)
+    return bool(isatty and isatty())
+
+
 def _has_widgets() -> bool:
     """Whether rich can draw its bar in a notebook (it does so in an ipywidgets Output)."""
     import importlib.util
@@ -241,11 +247,13 @@ def progress_bar(quiet: bool, label: str = "rendering",
         lines = progress_lines(label, beat=True, more=more)  # only a stray blank line
         return lines, lines.stop
     # the rate and the time left: ours; the time since the start: redrawn by rich's own
-    # thread, a first frame of minutes shows time passing (was a bar at 0/300 alone)
+    # thread, a first frame of minutes shows time passing (was a bar at 0/300 alone); a
+    # scene's prints to the same terminal go above the bar, a line each (were written
+    # after its text, the bar redrawn between them), and into a file they stay there
     bar = Progress(TextColumn(label), BarColumn(), MofNCompleteColumn(),
                    TextColumn("{task.fields[rate]}"), TextColumn("{task.fields[left]}"),
                    TimeElapsedColumn(), TextColumn("{task.fields[more]}"), transient=True,
-                   redirect_stdout=False, console=console)
+                   redirect_stdout=_is_tty(sys.stdout), console=console)
     task = bar.add_task("render", total=None, rate="", left="", more="")
     state: dict = {}
 
