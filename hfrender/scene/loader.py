@@ -239,8 +239,40 @@ def located(exc: BaseException, path: str | Path) -> str:
     if isinstance(exc, SystemExit):  # a scene cannot end the render (or the batch)
         return f"it called sys.exit({exc.code!r}){where}"
     hint = (_keyword_hint(exc) or other_names.called_field(exc)  # (obj.scale(2): manim's)
-            or other_names.group_as_list(exc) or _manim_name_hint(exc))
+            or other_names.group_as_list(exc) or _manim_name_hint(exc)
+            or _pythons_suggestion(exc))
     return f"{type(exc).__name__}: {exc}{where}{hint}"
+
+
+def _pythons_suggestion(exc: BaseException) -> str:
+    """"; did you mean 'ball'?" for ``self.bal``, a misspelt local, global or builtin: the
+    name Python's own traceback suggests (``str(exc)`` has it not, and this line replaces
+    the traceback); "; did you forget to import random?" for a module used unimported."""
+    name = getattr(exc, "name", None)
+    if not isinstance(exc, (AttributeError, NameError)) or not isinstance(name, str) \
+            or "did you mean" in str(exc).lower():
+        return ""
+    if isinstance(exc, AttributeError):
+        try:
+            names = dir(exc.obj)
+        except Exception:  # an object whose dir() raises: nothing to offer
+            return ""
+    elif name in sys.stdlib_module_names or name in _USUAL_IMPORTS:
+        return f"; did you forget to import {_USUAL_IMPORTS.get(name, name)}?"
+    else:
+        tb = exc.__traceback__
+        while tb is not None and tb.tb_next is not None:
+            tb = tb.tb_next  # the frame where the name was looked up
+        if tb is None:
+            return ""
+        frame = tb.tb_frame
+        names = [*frame.f_locals, *frame.f_globals, *frame.f_builtins]
+    near = nearest(name, [n for n in names if n != name  # (0.6: math -> 'format')
+                          and (name.startswith("_") or not n.startswith("_"))], cutoff=0.75)
+    return f"; did you mean '{near[0]}'?" if near else ""
+
+
+_USUAL_IMPORTS = {"np": "numpy as np"}  # a name a scene uses unimported, as it is imported
 
 
 def told_line(exc: BaseException, path: str | Path | None) -> str:
