@@ -107,3 +107,103 @@ def test_on_a_terminal_a_guide_goes_through_a_pager(monkeypatch, capsys):
     assert main(["docs", "rendering", "groups"]) == 0
     assert len(paged) == 1 and paged[0].startswith("- **Groups**")
     assert capsys.readouterr().out == ""
+
+
+def _options(command: str) -> dict:
+    """``hfrender COMMAND``'s options by each of their flags (the top level's: "")."""
+    from hfrender.cli import build_parser
+
+    parser = build_parser()
+    if command:
+        parser = parser._subparsers._group_actions[0].choices[command]
+    return {flag: action for action in parser._actions for flag in action.option_strings}
+
+
+def _fx_settings(*given: str):
+    """fx's settings of a run given only what it needs (default: depth of field)."""
+    from hfrender.cli import build_parser
+    from hfrender.cli.fx import _settings
+
+    given = given or ("--depth", "z.npy", "--focus-distance", "2", "--f-stop", "2")
+    args = build_parser().parse_args(["fx", "in.mp4", "-o", "out.mp4", *given])
+    args.words = []
+    return _settings(args)
+
+
+def _config():
+    from hfrender.config import RenderConfig
+
+    return RenderConfig()
+
+
+def _codec(name: str, flag: str) -> str:
+    from hfrender.io.ffmpeg import codec_params
+
+    pix_fmt, params = codec_params(name, None)
+    return pix_fmt if flag == "pix_fmt" else params[params.index(flag) + 1]
+
+
+def _sequence_fps(tmp_path: Path) -> float:
+    import imageio.v3 as iio
+    import numpy as np
+
+    from hfrender.io.footage import open_footage
+
+    for k in range(2):
+        iio.imwrite(tmp_path / f"{k:04d}.png", np.full((4, 6, 3), 40 * k, np.uint8))
+    return open_footage(str(tmp_path / "%04d.png")).fps
+
+
+@pytest.mark.parametrize("command, flag, said, actual", [
+    ("render", "--output", "(default {})", lambda _: _config().output),
+    ("render", "--fps", "({:g};", lambda _: _config().fps),
+    ("render", "--size", "({}x{})", lambda _: _config().size),
+    ("render", "--samples", "({})", lambda _: _config().samples),
+    ("render", "--samples-range", "({}:{})", lambda _: _config().samples_range),
+    ("render", "--shutter", "({:g})", lambda _: _config().shutter),
+    ("render", "--shutter-position", "({})", lambda _: _config().shutter_position),
+    ("render", "--shutter-curve", "({})", lambda _: _config().shutter_curve),
+    ("render", "--audio-offset", "({:g};", lambda _: _config().audio_offset),
+    ("render", "--gl", "({};", lambda _: __import__(
+        "hfrender.renderer.contexts", fromlist=["x"]).resolve_name()),
+    ("render", "--crf", "libx264/libx265 0-51, default {}", lambda _: _codec("libx264", "-crf")),
+    ("render", "--crf", "libvpx-vp9 0-63, default {}", lambda _: _codec("libvpx-vp9", "-crf")),
+    ("render", "--preset", "(libx264/libx265: {})", lambda _: _codec("libx264", "-preset")),
+    ("render", "--pix-fmt", "(default {})", lambda _: _codec("libx264", "pix_fmt")),
+    ("still", "--output", "({})", lambda _: _options("still")["-o"].default),
+    ("bench", "--frames", "({})", lambda _: _options("bench")["--frames"].default),
+    ("bench", "--outputs", "({})", lambda _: _options("bench")["--outputs"].default),
+    ("bench", "--grid-workers", "({})", lambda _: _options("bench")["--grid-workers"].default),
+    ("bench", "--repeats", "({})", lambda _: _options("bench")["--repeats"].default),
+    ("fx", "--stride", "(default {}:", lambda _: _fx_settings().stride),
+    ("fx", "--weights", "({})", lambda _: _fx_settings().weights),
+    ("fx", "--shutter", "({:g})", lambda _: _fx_settings("--vectors", "v.exr").shutter),
+    ("fx", "--depth-scale", "({:g};", lambda _: _fx_settings().depth_scale),
+    ("fx", "--focal-length-mm", "({:g})", lambda _: _fx_settings().lens.focal_length_mm),
+    ("fx", "--sensor-width-mm", "({:g})", lambda _: _fx_settings().lens.sensor_width_mm),
+    ("fx", "--aperture-blades", "{} round (default)",
+     lambda _: _fx_settings().lens.aperture_blades),
+    ("fx", "--depth-kind", "{} (default:", lambda _: _fx_settings().depth_kind),
+    ("fx", "--dof-method", "{}: depth layers", lambda _: _fx_settings().dof_method),
+    ("fx", "--fps", "image sequence ({:g};", _sequence_fps),
+    ("reexpose", "--dof-method", "({})", lambda _: _options("reexpose")["--dof-method"].default),
+])
+def test_a_default_the_help_states_is_the_one_used(command, flag, said, actual, tmp_path,
+                                                    monkeypatch):
+    """What ``hfrender COMMAND --help`` says an option is when it is not given is what the
+    command uses (read from the settings the command makes, not from the help)."""
+    monkeypatch.delenv("HFRENDER_GL", raising=False)
+    value = actual(tmp_path)
+    text = " ".join((_options(command)[flag].help or "").split())
+    assert said.format(*(value if isinstance(value, tuple) else [value])) in text, text
+
+
+def test_every_option_of_every_command_says_what_it_does():
+    """Each option of each command has its line in --help (were bare: fx's --weights and
+    -q, reexpose's --dof-method and -q)."""
+    commands = ["", "info", "render", "still", "bench", "fx", "batch", "reexpose", "docs"]
+    bare = [f"{c} {f}".strip() for c in commands for f, action in _options(c).items()
+            if f.startswith("--") and not re.sub(r"\(.*?\)", "", action.help or "").strip()]
+    assert bare == []
+    # the top level's -v is the command's (was: "an error's traceback too" left out there)
+    assert _options("")["-v"].help == _options("render")["-v"].help

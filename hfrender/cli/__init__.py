@@ -130,13 +130,16 @@ def _holding(args: argparse.Namespace) -> ContextManager[None]:
     return holding(output, fx_sources(args.input, args.depth, args.vectors))
 
 
+VERBOSE_HELP = "log what hfrender decides; an error's traceback too"  # before or after COMMAND
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(
         prog="hfrender",
         description="Physically based motion blur and depth of field, fused in hyperframes.",
     )
     parser.add_argument("--version", action="version", version=f"hfrender {hfrender.__version__}")
-    parser.add_argument("-v", "--verbose", action="store_true", help="log what hfrender decides")
+    parser.add_argument("-v", "--verbose", action="store_true", help=VERBOSE_HELP)
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     info = sub.add_parser("info", help="show GL contexts, fusion backends, ffmpeg and versions")
     info.set_defaults(func=cmd_info)
@@ -187,7 +190,7 @@ def build_parser() -> argparse.ArgumentParser:
     add_docs_parser(sub)
     for command in sub.choices.values():  # -v after the command too (hfrender render -v ...)
         command.add_argument("-v", "--verbose", action="store_true", default=argparse.SUPPRESS,
-                             help="log what hfrender decides; an error's traceback too")
+                             help=VERBOSE_HELP)
     return parser
 
 

@@ -57,7 +57,8 @@ def add_parser(sub: argparse._SubParsersAction, encoder_options: Any,
                    help="frames between windows (default 1: keep the frame rate and "
                         "count, like tmix; S: output fps = input fps / S; --stride N with "
                         "--motion-blur N: a 360-degree shutter)")
-    g.add_argument("--weights", choices=CURVES, default="box")
+    g.add_argument("--weights", choices=CURVES, default="box",
+                   help="the weights of a window's N frames (box)")
     g.add_argument("--vectors", metavar="VECTORS", type=sequence_name, default=None,
                    help="blur each frame along its own motion vectors: EXR frames with "
                         "forward.u/forward.v (hfrender render --passes velocity, Nuke) or "
@@ -89,7 +90,7 @@ def add_parser(sub: argparse._SubParsersAction, encoder_options: Any,
     o.add_argument("--ray", nargs="?", const="local", default=None, metavar="ADDRESS",
                    help="encode the segments as Ray tasks: on a Ray started here (no "
                         "ADDRESS), or on a cluster ('auto' or its address)")
-    o.add_argument("-q", "--quiet", action="store_true")
+    o.add_argument("-q", "--quiet", action="store_true", help="no progress bar, no summary")
     encoder_options(fx)
     fx.set_defaults(func=cmd_fx)
 
@@ -133,8 +134,11 @@ def _dof_options(d: Any) -> None:
                         "instead of --focus-distance)")
     real = number(float)
     d.add_argument("--f-stop", type=real, default=None, metavar="N", help="aperture, e.g. 2.8")
-    d.add_argument("--focal-length-mm", type=real, default=None, metavar="MM", help="(50)")
-    d.add_argument("--sensor-width-mm", type=real, default=None, metavar="MM", help="(36)")
+    d.add_argument("--focal-length-mm", type=real, default=None, metavar="MM",
+                   help="the lens's focal length (50)")
+    d.add_argument("--sensor-width-mm", type=real, default=None, metavar="MM",
+                   help="the width of the sensor (36), the frame's, with the focal length "
+                        "the field of view")
     d.add_argument("--max-coc-px", type=number(float), default=None, metavar="PX",
                    help="cap the blur diameter (bounds its cost)")
     d.add_argument("--aperture-blades", type=number(int), default=None, metavar="N",

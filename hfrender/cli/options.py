@@ -115,7 +115,8 @@ def render_options(r: argparse.ArgumentParser, video: bool = True) -> None:
     e = r.add_argument_group("engine")
     e.add_argument("--backend", choices=CHOICES, default=None,
                    help=BACKEND_HELP)
-    e.add_argument("--gl", choices=CONTEXTS, default=None, help="OpenGL context (egl)")
+    e.add_argument("--gl", choices=CONTEXTS, default=None,
+                   help="OpenGL context (egl; or the HFRENDER_GL environment variable)")
     e.add_argument("--granularity", default=None, metavar="auto|N",
                    help="sub-frames per hyperframe (auto: from free memory)")
     e.add_argument("--workers", default=None, metavar="auto|N",
@@ -168,7 +169,8 @@ def effect_options(r: argparse.ArgumentParser) -> None:
                    help="shutter angle in degrees (180); above 360 windows overlap")
     m.add_argument("--shutter-position", choices=POSITIONS, default=None,
                    help="where the open shutter sits around each frame's time (center)")
-    m.add_argument("--shutter-curve", choices=CURVES, default=None, help="(box)")
+    m.add_argument("--shutter-curve", choices=CURVES, default=None,
+                   help="the shutter's weights over its time (box)")
     m.add_argument("--jitter", action="store_true", help="jitter sub-frame times (seeded)")
     m.add_argument("--msaa", default=None, metavar="auto|N",  # (a bad one: the setting's line)
                    help="coverage samples per pixel in each sub-frame (1, 2, 4, 8, 16), "

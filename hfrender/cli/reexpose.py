@@ -54,7 +54,9 @@ def add_parser(sub: argparse._SubParsersAction, encoder_options: Any) -> None:
                     help="refocus (a store with depth), metres; inf: at infinity")
     rx.add_argument("--f-stop", type=number(float), default=None, metavar="N",
                     help="another aperture (a store with depth)")
-    rx.add_argument("--dof-method", choices=("fast", "exact"), default="fast")
+    rx.add_argument("--dof-method", choices=("fast", "exact"), default="fast",
+                    help="a store with depth: its depth of field by fast, depth layers "
+                         "blurred by FFT, or exact, the gather (fast)")
     rx.add_argument("--backend", default=None, choices=("auto", "cpu", "cuda"),
                     help=BACKEND_HELP)
     rx.add_argument("--codec", default=None, help="any ffmpeg encoder")
@@ -68,7 +70,7 @@ def add_parser(sub: argparse._SubParsersAction, encoder_options: Any) -> None:
                     help="fuse on the CPU in a child process per worker (auto: where the "
                          "store is defocused or reconstructed, over 64 sub-frames are used, "
                          "with 2+ cores)")
-    rx.add_argument("-q", "--quiet", action="store_true")
+    rx.add_argument("-q", "--quiet", action="store_true", help="no progress bar, no summary")
     encoder_options(rx)
     rx.set_defaults(func=cmd_reexpose)
 
