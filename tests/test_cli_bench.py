@@ -5,7 +5,7 @@ from pathlib import Path
 
 import pytest
 
-from hfrender.cli import main
+from hfrender.cli import build_parser, main
 
 pytestmark = pytest.mark.usefixtures("gl_context")  # no GL error left by any test
 BAR = str(Path(__file__).parent / "data" / "bar.frag")
@@ -115,8 +115,6 @@ def test_bench_help_shows_only_what_bench_does():
     """The render options bench refuses (each with what to give instead, above) are not in
     its --help (were: --preview, --resume, --codec, --stats, --granularity, --workers and
     --bit-depth listed as if bench took them)."""
-    from hfrender.cli import build_parser
-
     shown = build_parser()._subparsers._group_actions[0].choices["bench"].format_help()
     for flag in ("--preview", "--resume", "--codec", "--stats", "--granularity", "--workers ",
                  "--bit-depth"):
@@ -219,3 +217,20 @@ def test_bench_says_the_pool_in_the_unit_it_is_counted_in():
     lines = bench.table(cells, None, SimpleNamespace(overlap=0, step=8)).splitlines()
     assert lines[0].split()[-2:] == ["pool", "MiB"]
     assert lines[1].split()[-2:] == ["3.0", "best"]
+
+
+@pytest.mark.parametrize("quiet", [False, True])
+def test_bench_quiet_leaves_out_the_bar_not_the_figures(quiet, capsys, monkeypatch):
+    """``bench -q`` has no progress bar, as its --help says; the table is what it is run
+    for (was: -q taken and nothing changed, the bar shown all the same)."""
+    import hfrender.cli.bench as cli_bench
+
+    asked = []
+    real = cli_bench.progress_bar
+    monkeypatch.setattr(cli_bench, "progress_bar", lambda q, *a: asked.append(q) or real(q, *a))
+    assert main(["bench", BAR, "--frames", "2", "--outputs", "1", "--grid-workers", "1",
+                 "--size", "16x8", "--samples", "2", *(["-q"] if quiet else [])]) == 0
+    assert asked == [quiet]
+    assert "fastest here: " in capsys.readouterr().out
+    help_q = build_parser()._subparsers._group_actions[0].choices["bench"].format_help()
+    assert "-q, --quiet           no progress bar (the figures are printed)" in help_q

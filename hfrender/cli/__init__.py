@@ -197,18 +197,21 @@ def build_parser() -> argparse.ArgumentParser:
 def _bench_parser(sub: argparse._SubParsersAction) -> None:
     b = sub.add_parser("bench", help="throughput, latency and memory over granularity x "
                        "fusion workers, best marked")
-    b.add_argument("--frames", type=number(int), default=48, help="output frames per cell (48)")
+    b.add_argument("--frames", type=number(int), default=48, metavar="N",
+                   help="output frames per cell (48)")
     b.add_argument("--outputs", default="1,2,4,8,16", metavar="LIST",
                    help="granularities to try, in output frames per hyperframe (1,2,4,8,16)")
     b.add_argument("--grid-workers", default="1,2", metavar="LIST",
                    help="fusion worker counts to try (1,2)")
-    b.add_argument("--repeats", type=number(int), default=1,
+    b.add_argument("--repeats", type=number(int), default=1, metavar="N",
                    help="runs per cell, the best kept (1)")
     b.add_argument("--plot", metavar="PNG", help="also plot fps per granularity (matplotlib)")
     render_options(b)
     for action in b._actions:  # parsed, to say what to give instead (cmd_bench); not shown
         if action.dest in BENCH_IGNORES:
             action.help = argparse.SUPPRESS
+        elif action.dest == "quiet":
+            action.help = "no progress bar (the figures are printed)"
     b.set_defaults(func=cmd_bench, output="bench.mp4")
 
 

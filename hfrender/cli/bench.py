@@ -39,7 +39,7 @@ def cmd_bench(args: argparse.Namespace) -> int:
         if value not in (None, False):
             given = "" if value is True else f" {value}"
             raise ConfigError(f"--{key.replace('_', '-')}{given}: {instead}")
-    args.quiet = True
+    bar, args.quiet = not args.quiet, True  # -q: no bar (the cells render quietly anyway)
     config = _config_from(args)
     check_scene_path(args.file)
     for name in ("frames", "repeats"):
@@ -60,7 +60,7 @@ def cmd_bench(args: argparse.Namespace) -> int:
     fusion = get_backend(config.backend).name  # (was "fusion auto": which one, unsaid)
     print(f"{Path(args.file).name}: {args.frames} frames{cut} {config.size[0]}x"
           f"{config.size[1]} x {config.samples} samples, fusion {fusion}{noisy}", flush=True)
-    progress, finish = progress_bar(False, "benchmarking")
+    progress, finish = progress_bar(not bar, "benchmarking")
     cells: list[bench.Cell] = []  # filled cell by cell: what a Ctrl-C leaves measured
     try:
         try:
