@@ -207,3 +207,14 @@ def test_every_option_of_every_command_says_what_it_does():
     assert bare == []
     # the top level's -v is the command's (was: "an error's traceback too" left out there)
     assert _options("")["-v"].help == _options("render")["-v"].help
+
+
+def test_the_largest_shutter_the_help_states_is_the_one_taken():
+    """render --help says how far --shutter goes (was: "above 360 windows overlap", the
+    bound found only by trying; fx's --shutter stops at 720, render's does not)."""
+    from hfrender.config import ConfigError, RenderConfig
+
+    top = re.search(r"up to (\d+)", _options("render")["--shutter"].help)
+    assert top is not None and RenderConfig(shutter=float(top.group(1))).shutter == 5760
+    with pytest.raises(ConfigError, match="shutter=5761"):
+        RenderConfig(shutter=5761.0)

@@ -25,7 +25,7 @@ from hfrender.config import (
 from hfrender.errors import InputError, as_given, as_typed
 from hfrender.renderer.contexts import CONTEXTS
 from hfrender.sampler import POSITIONS
-from hfrender.shutter_curve import CURVES
+from hfrender.shutter_curve import CURVES, MAX_RENDER_SHUTTER
 
 T = TypeVar("T")
 
@@ -166,7 +166,8 @@ def effect_options(r: argparse.ArgumentParser) -> None:
     m.add_argument("--samples-range", default=None, metavar="MIN:MAX",
                    help="bounds of --samples auto (4:64)")
     m.add_argument("--shutter", type=number(float), default=None, metavar="DEG",
-                   help="shutter angle in degrees (180); above 360 windows overlap")
+                   help=f"shutter angle in degrees, up to {MAX_RENDER_SHUTTER:g} (180); above "
+                        "360 windows overlap")
     m.add_argument("--shutter-position", choices=POSITIONS, default=None,
                    help="where the open shutter sits around each frame's time (center)")
     m.add_argument("--shutter-curve", choices=CURVES, default=None,
