@@ -141,7 +141,10 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"hfrender {hfrender.__version__}")
     parser.add_argument("-v", "--verbose", action="store_true", help=VERBOSE_HELP)
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
-    info = sub.add_parser("info", help="show GL contexts, fusion backends, ffmpeg and versions")
+    info = sub.add_parser("info", help="show GL contexts, fusion backends, ffmpeg and versions",
+                          description="What this machine offers hfrender: its OpenGL "
+                          "contexts (and MSAA), fusion backends, CPU cores, memory, "
+                          "ffmpeg and its encoders, and versions.")
     info.set_defaults(func=cmd_info)
 
     r = sub.add_parser("render", help="render a scene script or a Shadertoy-style shader",
@@ -165,7 +168,10 @@ def build_parser() -> argparse.ArgumentParser:
     r.set_defaults(func=cmd_render)
 
     st = sub.add_parser("still", help="render one frame to a PNG or EXR (optionally beside "
-                        "the same frame without effects)")
+                        "the same frame without effects)",
+                        description="Render one output frame of FILE (frame 0 unless -t or "
+                        "-f) to a PNG or EXR, with the effects a render of the same options "
+                        "gives it.")
     st.add_argument("-o", "--output", default="still.png", type=picture_name,
                     help="PNG (8 or 16 bits: --bit-depth) or EXR (linear light) to write "
                          "(still.png)")
@@ -196,7 +202,11 @@ def build_parser() -> argparse.ArgumentParser:
 
 def _bench_parser(sub: argparse._SubParsersAction) -> None:
     b = sub.add_parser("bench", help="throughput, latency and memory over granularity x "
-                       "fusion workers, best marked")
+                       "fusion workers, best marked",
+                       description="Render FILE at each granularity (--outputs) x fusion "
+                       "workers (--grid-workers), its frames discarded, and print each "
+                       "cell's throughput, latency and memory, the best marked, beside the "
+                       "default's.")
     b.add_argument("--frames", type=number(int), default=48, metavar="N",
                    help="output frames per cell (48)")
     b.add_argument("--outputs", default="1,2,4,8,16", metavar="LIST",
