@@ -167,6 +167,20 @@ def build_parser() -> argparse.ArgumentParser:
                         "ADDRESS), or on a cluster ('auto' or its address)")
     r.set_defaults(func=cmd_render)
 
+    _still_parser(sub)
+
+    _bench_parser(sub)
+    add_fx_parser(sub, encoder_options, fps_arg)
+    _batch_parser(sub)
+    add_reexpose_parser(sub, encoder_options)
+    add_docs_parser(sub)
+    for command in sub.choices.values():  # -v after the command too (hfrender render -v ...)
+        command.add_argument("-v", "--verbose", action="store_true", default=argparse.SUPPRESS,
+                             help=VERBOSE_HELP)
+    return parser
+
+
+def _still_parser(sub: argparse._SubParsersAction) -> None:
     st = sub.add_parser("still", help="render one frame to a PNG or EXR (optionally beside "
                         "the same frame without effects)",
                         description="Render one output frame of FILE (frame 0 unless -t or "
@@ -188,16 +202,6 @@ def build_parser() -> argparse.ArgumentParser:
                          "with passes (hfrender render FILE --frames N:N+1 -o "
                          "frames/%%04d.exr --passes LIST)")
     st.set_defaults(func=cmd_still)
-
-    _bench_parser(sub)
-    add_fx_parser(sub, encoder_options, fps_arg)
-    _batch_parser(sub)
-    add_reexpose_parser(sub, encoder_options)
-    add_docs_parser(sub)
-    for command in sub.choices.values():  # -v after the command too (hfrender render -v ...)
-        command.add_argument("-v", "--verbose", action="store_true", default=argparse.SUPPRESS,
-                             help=VERBOSE_HELP)
-    return parser
 
 
 def _bench_parser(sub: argparse._SubParsersAction) -> None:

@@ -28,6 +28,7 @@ from hfrender.sampler import POSITIONS
 from hfrender.shutter_curve import CURVES, MAX_RENDER_SHUTTER
 
 T = TypeVar("T")
+GL_HELP = "OpenGL context (egl; or the HFRENDER_GL environment variable)"
 
 
 def flag_said(words: Sequence[str] | None, key: str) -> str | None:
@@ -115,8 +116,7 @@ def render_options(r: argparse.ArgumentParser, video: bool = True) -> None:
     e = r.add_argument_group("engine")
     e.add_argument("--backend", choices=CHOICES, default=None,
                    help=BACKEND_HELP)
-    e.add_argument("--gl", choices=CONTEXTS, default=None,
-                   help="OpenGL context (egl; or the HFRENDER_GL environment variable)")
+    e.add_argument("--gl", choices=CONTEXTS, default=None, help=GL_HELP)
     e.add_argument("--granularity", default=None, metavar="auto|N",
                    help="sub-frames per hyperframe (auto: from free memory)")
     e.add_argument("--workers", default=None, metavar="auto|N",
