@@ -47,6 +47,9 @@ def interrupted_line(config: RenderConfig, stats: Any,
                 f" kept for {spelling().on('resume')} (no partial video was joined)"
                 f"{go_on(config, command)}")
     if not stats.partial:
+        hidden = _hidden_frames(config.output) if is_sequence(config.output) else ""
+        if hidden:  # its folder made read-only under the run: they stay where written
+            return f"interrupted: {hidden[2:]}{go_on(config, command)}"
         unfinished, made = _unfinished_store(config), stats.frames_written
         if made:  # made, and not kept: their join was stopped
             return (f"interrupted: the {n_frames(made)} made {'is' if made == 1 else 'are'} "
@@ -130,6 +133,8 @@ def kept_apart(frames: int, partial: str, output: str, of: str = "") -> str:
     if not os.path.isabs(output):  # as the output was given: beside it, relative too
         partial = os.path.relpath(partial)
     fate = "is untouched" if is_sequence(output) or os.path.exists(output) else "is not written"
+    if Path(partial).name.startswith("."):  # left where it was written (:func:`keep_partial`)
+        fate += "; the next run of it writes there: move it elsewhere to keep it"
     are = "is" if frames == 1 else "are"
     held = outweighs(output, frames)
     if held is not None:

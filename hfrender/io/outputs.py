@@ -131,7 +131,9 @@ def outweighs(output: str, frames: int) -> int | None:
 def keep_partial(tmp: str, output: str, frames: int) -> str | None:
     """Move what an unfinished run wrote under ``tmp`` (``frames``) to :func:`partial_name`,
     unless an earlier run's there holds more (:func:`outweighs`: it stays, ``tmp`` goes);
-    the partial output's path (None when there was nothing to keep)."""
+    the partial output's path (None when there was nothing to keep). Where it cannot be
+    moved (its folder made read-only under the run), a video's stays at ``tmp``, whose path
+    is returned, a sequence's in its hidden folder (None: the run's line names it)."""
     dst = partial_name(output)
     src = Path(tmp).parent if is_sequence(output) else Path(tmp)
     if not src.exists():
@@ -146,15 +148,18 @@ def keep_partial(tmp: str, output: str, frames: int) -> str | None:
         raise WriteFailed(f"{target} is not hfrender's: the unfinished frames stay in "
                           f"{pastable(src)}")  # (as a shell takes it: a space, a '#')
     try:
-        os.replace(src, target)  # (a folder made read-only under the run: it stays in src)
-        if not is_sequence(output):
+        os.replace(src, target)
+    except OSError as exc:  # a folder made read-only under the run: the frames stay in src,
+        log.debug("%s stays (%s)", src, exc.strerror or exc)  # as the run's line says (was:
+        return None if is_sequence(output) else str(src)  # "could not be kept", and not named)
+    if not is_sequence(output):
+        try:
             mark_partial(target, frames)
-    except OSError as exc:  # a full disk: unrecorded, it would stand in the next run's way
-        if not is_sequence(output) and target.exists():  # as a file not hfrender's
-            target.unlink(missing_ok=True)
+        except OSError as exc:  # a full disk: unrecorded, it would stand in the next run's
+            target.unlink(missing_ok=True)  # way as a file not hfrender's
             record_of(target).unlink(missing_ok=True)
-        log.warning("the unfinished output could not be kept (%s)", exc.strerror or exc)
-        return None
+            log.warning("the unfinished output could not be kept (%s)", exc.strerror or exc)
+            return None
     return dst
 
 
