@@ -89,3 +89,23 @@ def test_a_stopped_sequence_in_a_read_only_folder_goes_on_from_its_hidden_frames
     monkeypatch.undo()
     assert main(["render", ORBIT, "-o", str(out), *SMALL, "--resume"]) == 0
     assert sorted(p.name for p in tmp_path.iterdir()) == [f"f_{k:04d}.png" for k in range(12)]
+
+
+@pytest.mark.parametrize("name", ["g.gif", "f_%04d.png"])
+def test_a_batch_job_in_a_read_only_folder_says_where_its_frames_are(tmp_path, capsys,
+                                                                     monkeypatch, name):
+    """(was: "[1/1] g: failed: cannot put .../g.gif in place: Permission denied", and the
+    whole GIF hidden, unnamed)"""
+    out = tmp_path / "out"
+    out.mkdir()
+    hidden = out / (".g.gif.partial.gif" if name == "g.gif" else ".f_####.png.partial")
+    jobs = tmp_path / "jobs.toml"
+    jobs.write_text(f'[[job]]\nname = "j"\nscene = "{ORBIT}"\noutput = "out/{name}"\n'
+                    'size = "32x18"\nsamples = 1\nduration = 0.4\n')
+    _read_only(monkeypatch, out)
+    assert main(["batch", str(jobs), "--quiet"]) == 1
+    err = capsys.readouterr().err
+    where = (f"{hidden} (the next run of it writes there: move it elsewhere to keep it)"
+             if name == "g.gif" else f"'{hidden}/f_%04d.png'")
+    assert f"Permission denied; the frames finished so far are in {where} (" in err, err
+    assert len(list(hidden.glob("f_*.png"))) == 12 or probe(str(hidden)).count == 12

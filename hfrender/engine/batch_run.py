@@ -59,7 +59,9 @@ def failed(result: JobResult, job: Any, exc: HFRenderError, began: float,
     result.error = job_error(exc)
     kept = kept_partial(str(job.output), began)  # a render's, an fx sequence's
     if kept:
-        result.error += f"; the frames finished so far are in {pastable(kept)}"
+        result.error += f"; the frames finished so far are in {pastable(kept)}" + (
+            " (the next run of it writes there: move it elsewhere to keep it)"
+            if Path(kept).name.startswith(".") else "")  # (a GIF left hidden, read-only)
     result.frames = 0 if isinstance(exc, OutputBusy) else frames_kept(str(job.output))
     result.frames_made = max(0, result.frames - before[0])
     remade = getattr(exc, "remade", getattr(exc.__cause__, "remade", None))  # a remake's:

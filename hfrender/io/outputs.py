@@ -91,18 +91,22 @@ def remove_partial(output: str) -> None:
 def kept_partial(output: str, since: float) -> str | None:
     """The partial output an unfinished run of ``output`` that began at ``since`` (a
     ``time.time()``) kept (:func:`keep_partial`): a video hfrender wrote, or a sequence's
-    folder of frames, written since then (an older run's is not this one's); None where
-    there is none."""
-    partial = Path(partial_name(output))
-    try:  # (what cannot be read is not named: this is said beside an error)
-        if is_sequence(output):
-            files = list(partial.parent.iterdir()) if partial.parent.is_dir() else []
-            new = any(f.stat().st_mtime >= since for f in files)
-        else:
-            new = ours(partial) and partial.stat().st_mtime >= since
-    except OSError:
-        return None
-    return str(partial) if new else None
+    folder of frames, written since then (an older run's is not this one's), or where its
+    folder was made read-only under the run, what it left at :func:`temporary` (was: not
+    named); None where there is none."""
+    for partial, hidden in ((Path(partial_name(output)), False),
+                            (Path(temporary(output)), True)):
+        try:  # (what cannot be read is not named: this is said beside an error)
+            if is_sequence(output):
+                files = list(partial.parent.iterdir()) if partial.parent.is_dir() else []
+                new = any(f.stat().st_mtime >= since for f in files)
+            else:
+                new = (hidden or ours(partial)) and partial.stat().st_mtime >= since
+        except OSError:
+            new = False
+        if new:
+            return str(partial)
+    return None
 
 
 def partial_frames(output: str) -> int:
