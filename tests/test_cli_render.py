@@ -161,6 +161,14 @@ SEVERAL = "import hfrender as hf\nclass A(hf.Scene):\n    pass\nclass B(hf.Scene
      r"16:4 must be MIN:MAX with 1 <= MIN <= MAX <= 4096$"),
     (["render", BAR, "--seed=-1"], r"error: --seed -1 must be an integer from 0 to "
      r"9223372036854775807$"),
+    # a negative number argparse does not take for one (-inf, -1e3): the setting's line (was
+    # "argument --shutter: expected one argument", the value and what is allowed unsaid)
+    (["render", BAR, "--shutter", "-inf"], r"error: --shutter -inf must be a finite number > 0 "
+     r"and <= 5760$"),
+    (["render", BAR, "--duration", "-1e3"], r"error: --duration -1e3 must be a finite number > "
+     r"0$"),
+    (["render", BAR, "--audio-offset", "-nan"], r"error: --audio-offset -nan must be a finite "
+     r"number of seconds"),
     # a value that is empty or holds a space quoted as a shell takes it (was "--codec  must
     # be ...", the value unseen; "--samples a b must be ...")
     (["render", BAR, "--codec", ""], r"error: --codec '' must be an ffmpeg encoder's name, "

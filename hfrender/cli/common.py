@@ -193,18 +193,30 @@ _DASHED_VALUE = re.compile(r"-\d[\d.]*[,:x].*")
 
 
 def dashed_values_joined(argv: Sequence[str]) -> list[str]:
-    """``--focus-pixel -1,5`` as ``--focus-pixel=-1,5`` (``--frames -5:10`` the same), so
-    that the option's own check names the value and what is allowed, not argparse's
+    """``--focus-pixel -1,5`` as ``--focus-pixel=-1,5`` (``--frames -5:10``, and a negative
+    number argparse takes for an option, ``--shutter -inf``, ``--duration -1e3``, the same),
+    so that the option's own check names the value and what is allowed, not argparse's
     "expected one argument"."""
     out: list[str] = []
     for arg in argv:
         prev = out[-1] if out else ""
-        if (_DASHED_VALUE.fullmatch(arg) and prev.startswith("-") and "=" not in prev
+        if ((_DASHED_VALUE.fullmatch(arg) or _negative_number(arg)) and prev.startswith("-")
+                and "=" not in prev
                 and len(prev) > 1 and not prev[1].isdigit()):
             out[-1] = f"{prev}={arg}" if prev.startswith("--") else prev + arg
         else:
             out.append(arg)
     return out
+
+
+def _negative_number(word: str) -> bool:
+    """Whether ``word`` is a negative number as Python reads one (``-inf``, ``-nan``,
+    ``-1e3``), which argparse takes for an option unless it is ``-1`` or ``-0.5``."""
+    try:
+        float(word)
+    except ValueError:
+        return False
+    return word.startswith("-")
 
 
 def batch_file_first(argv: Sequence[str]) -> list[str]:
