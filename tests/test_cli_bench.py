@@ -102,6 +102,10 @@ def test_bench_rejects_bad_lists(capsys):
     (["--repeats", "0"], "--repeats 0 must be an integer >= 1"),  # was: an internal error
     (["--repeats", "-2"], "--repeats -2 must be an integer >= 1"),
     (["--frames", "0"], "--frames 0 must be an integer >= 1"),
+    # was: taken, and the grid ran its first cell 10**12 times (a sweep's only hang)
+    (["--repeats", "1000000000000"], "--repeats 1000000000000 must be an integer from 1 to "
+     "100 (runs per cell, the best kept)"),
+    (["--repeats", "101"], "--repeats 101 must be an integer from 1 to 100"),
 ])
 
 

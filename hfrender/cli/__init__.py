@@ -218,7 +218,7 @@ def _bench_parser(sub: argparse._SubParsersAction) -> None:
     b.add_argument("--grid-workers", default="1,2", metavar="LIST",
                    help="fusion worker counts to try (1,2)")
     b.add_argument("--repeats", type=number(int), default=1, metavar="N",
-                   help="runs per cell, the best kept (1)")
+                   help="runs per cell, the best kept (1; at most 100)")
     b.add_argument("--plot", metavar="PNG", help="also plot fps per granularity (matplotlib)")
     render_options(b)
     for action in b._actions:  # parsed, to say what to give instead (cmd_bench); not shown

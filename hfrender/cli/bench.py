@@ -15,6 +15,8 @@ from hfrender.config import MAX_GRANULARITY, ConfigError
 from hfrender.frame_range import n_frames
 from hfrender.progress import progress_bar
 
+MAX_REPEATS = 100  # runs per cell: past it, a grid that runs for days
+
 # render options that bench would take and do nothing with: what to give instead
 BENCH_IGNORES = {
     "codec": "bench discards its frames, no encoder runs: leave it out",
@@ -46,6 +48,9 @@ def cmd_bench(args: argparse.Namespace) -> int:
         value = getattr(args, name)  # (a word: the text, cli.options.number)
         if not isinstance(value, int) or value < 1:
             raise ConfigError(f"--{name} {getattr(args, name)} must be an integer >= 1")
+    if args.repeats > MAX_REPEATS:  # (was: taken, a grid that never ends)
+        raise ConfigError(f"--repeats {args.repeats} must be an integer from 1 to "
+                          f"{MAX_REPEATS} (runs per cell, the best kept)")
     outputs = _int_list("outputs", args.outputs)
     _check_outputs(outputs, config)
     # (was: checked after the header, as "workers=99 ... or 'auto'")
