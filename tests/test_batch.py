@@ -991,29 +991,35 @@ def test_a_bad_value_after_the_jobs_file_is_told_as_the_option(folder, capsys):
     """``batch jobs.toml --samples 0`` blamed the jobs file ("jobs.toml: job 'bar':
     samples=0 ...") for a value given on the command line."""
     assert main(["batch", str(folder / "jobs.toml"), "--samples", "0"]) == 2
-    assert capsys.readouterr().err.splitlines() == [  # each render job's
-        f"hfrender: error: on the command line, for job {job!r}: --samples 0 must be an "
-        "integer from 1 to 4096 or 'auto'" for job in ("bar", "frames")]
+    assert capsys.readouterr().err.splitlines() == [  # once, with the jobs it fails (was
+        # a line for each render job's: one bad value said twice)
+        "hfrender: error: on the command line, for jobs 'bar' and 'frames': --samples 0 must "
+        "be an integer from 1 to 4096 or 'auto'"]
+    # was two lines in two wordings, the render's and the fx job's (a bad-input sweep)
+    assert main(["batch", str(folder / "jobs.toml"), "--backend", "0"]) == 2
+    assert capsys.readouterr().err.splitlines() == [
+        "hfrender: error: on the command line, for jobs 'bar', 'smooth' and 'frames': "
+        "--backend 0 is not a backend; choose one of auto, cpu, cuda"]
     assert main(["batch", str(folder / "jobs.toml"), "--fps", "0"]) == 2  # (was fps=0.0)
-    assert capsys.readouterr().err.splitlines()[0] == ("hfrender: error: on the command line, "
-                                                       "for job 'bar': --fps 0 must be a finite "
-                                                       "number >= 0.001 and <= 1000")
+    assert capsys.readouterr().err.splitlines()[0] == (
+        "hfrender: error: on the command line, for jobs 'bar' and 'frames': --fps 0 must be a "
+        "finite number >= 0.001 and <= 1000")
     assert main(["batch", str(folder / "jobs.toml"), "--codec", ""]) == 2  # (was "--codec  must")
     assert capsys.readouterr().err.splitlines()[0] == (
-        "hfrender: error: on the command line, for job 'bar': --codec '' must be an ffmpeg "
-        "encoder's name, such as libx264")
+        "hfrender: error: on the command line, for jobs 'bar' and 'frames': --codec '' must be "
+        "an ffmpeg encoder's name, such as libx264")
     assert main(["batch", str(folder / "jobs.toml"), "--size", "1 x"]) == 2
     assert capsys.readouterr().err.splitlines()[0] == (
-        "hfrender: error: on the command line, for job 'bar': --size '1 x' must be "
+        "hfrender: error: on the command line, for jobs 'bar' and 'frames': --size '1 x' must be "
         "WIDTHxHEIGHT, e.g. 640x360")
     assert main(["batch", str(folder / "jobs.toml"), "--size", "33x8"]) == 2  # "size 33x8: "
     assert capsys.readouterr().err.startswith(
         "hfrender: error: --size (on the command line), for job 'bar': size 33x8: libx264 ")
     (folder / "jobs.toml").write_text(JOBS.replace("samples = 2", "samples = 0"))
     assert main(["batch", str(folder / "jobs.toml")]) == 2  # the file's own: the file's
-    assert capsys.readouterr().err.splitlines() == [  # [defaults]', for each render job
-        f"hfrender: error: {folder / 'jobs.toml'}: [defaults], for job {job!r}: samples = 0 "
-        "must be an integer from 1 to 4096 or 'auto'" for job in ("bar", "frames")]
+    assert capsys.readouterr().err.splitlines() == [  # [defaults]', once
+        f"hfrender: error: {folder / 'jobs.toml'}: [defaults], for jobs 'bar' and 'frames': "
+        "samples = 0 must be an integer from 1 to 4096 or 'auto'"]
     assert not (folder / "out").exists()
 
 
@@ -1146,10 +1152,10 @@ def test_every_wrong_job_is_told_at_once_one_line_each(folder, capsys):
                      "render or fx job; did you mean 'size'?"]
     path.write_text(text.replace("fps = 24", "fps = 5000").replace("samples = 0", "samples = 1")
                     .replace("duration = -1", "duration = 0.25"))
-    assert main(["batch", str(path)]) == 2  # a [defaults] value out of range: each render's
-    lines = capsys.readouterr().err.splitlines()
-    assert [re.search(r"\[defaults\], for job '(\w+)': fps = 5000 must be a finite "
-                      "number", x)[1] for x in lines] == ["bar", "frames"]
+    assert main(["batch", str(path)]) == 2  # a [defaults] value out of range: once, with
+    lines = capsys.readouterr().err.splitlines()  # the jobs it fails (was a line each)
+    assert len(lines) == 1 and re.search(r"\[defaults\], for jobs 'bar' and 'frames': fps = "
+                                         "5000 must be a finite number", lines[0]), lines
 
 
 def test_many_wrong_jobs_are_counted_past_twenty_lines(folder, capsys):

@@ -50,6 +50,7 @@ from hfrender.engine.batch_values import (
     file_fps,
     fx_tables,
     job_said,
+    said_once,
     taken_by_some,
     typed,
 )
@@ -329,6 +330,7 @@ def load_jobs(path: str | Path, overrides: dict | None = None) -> list[BatchJob]
             if read is None or read not in wrong:  # else: it is that job's error
                 errors.append(exc)
             wrong.add(declared(path, e, "output"))
+    errors = said_once(errors)  # (one bad value of the command line's: one line)
     if errors:
         raise errors[0] if len(errors) == 1 else InputErrors(errors)
     taken_by_some(overrides or {}, jobs, {"render": RENDER_OPTIONS, "fx": FX_OPTIONS})

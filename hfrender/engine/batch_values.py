@@ -6,6 +6,7 @@ value as TOML spells it (``max-in-flight = 0``, ``hdr = true``; was Python's
 from __future__ import annotations
 
 import logging
+import re
 from collections.abc import Callable
 from typing import Any
 
@@ -146,3 +147,36 @@ def taken_by_some(overrides: dict, jobs: list[Any], options: dict[str, dict]) ->
     for key in VECTORS_ONLY:
         if key in overrides and not any(key in job.options for job in jobs):
             check_needs({key: overrides[key]}, lambda k: f"--{k.replace('_', '-')}")
+
+
+# a job's line about a value it shares with other jobs (the command line's, [defaults]',
+# hfrender.toml's: :func:`hfrender.engine.batch_paths.blamed`)
+_SHARED = re.compile(r"(?P<where>.+?), for job (?P<job>'[^']*'|\"[^\"]*\"): (?P<said>.*)")
+
+
+def _joined(names: list[str]) -> str:
+    return names[0] if len(names) == 1 else f"{', '.join(names[:-1])} and {names[-1]}"
+
+
+def said_once(errors: list[InputError]) -> list[InputError]:
+    """``errors`` with the lines of one shared value (the same place, the same key) said
+    once, naming every job it fails (``on the command line, for jobs 'a' and 'b': --samples
+    0 must be ...``; was a line a job, in the render's and the fx's words)."""
+    shared: dict[tuple[str, str], tuple[int, list[str], str]] = {}
+    out: list[InputError | None] = []
+    for exc in errors:
+        m = _SHARED.fullmatch(str(exc))
+        if m is None:
+            out.append(exc)
+            continue
+        where, said = m["where"], m["said"]
+        key = (where, "" if where.startswith("--") else re.split(r"[ =:]", said)[0])
+        if key in shared:
+            shared[key][1].append(m["job"])
+            continue
+        shared[key] = (len(out), [m["job"]], said)
+        out.append(None)
+    for (where, _), (at, jobs, said) in shared.items():
+        s = "s" if len(jobs) > 1 else ""
+        out[at] = InputError(f"{where}, for job{s} {_joined(jobs)}: {said}")
+    return [e for e in out if e is not None]
