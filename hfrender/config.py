@@ -13,10 +13,11 @@ import os
 import re
 from dataclasses import dataclass, replace
 from fractions import Fraction
+from functools import partial
 from typing import Any
 
 from hfrender.backends import resolve_name
-from hfrender.errors import InputError, about, spelling
+from hfrender.errors import InputError, Spelling, about, saying, spelling
 from hfrender.frame_range import FrameRange, check_frames
 from hfrender.io.encoding import Encoding
 from hfrender.io.ffmpeg import frame_rate
@@ -108,8 +109,8 @@ class RenderConfig:
                      and len(self.size) == 2 else repr(self.size))
             raise about(ConfigError, "size", self.size, " must be WIDTHxHEIGHT with 1..16384 "
                         "pixels each", head=f"size={shown}")
-        if self.duration is not None:
-            _number("duration", self.duration, low=0, exclusive=True)
+        if self.duration is not None:  # (its frames too: said as typed, --duration 1e12)
+            self.frame_count(self.duration)
         if self.samples != "auto":
             _integer("samples", self.samples, 1, MAX_SAMPLES, " or 'auto'")
         lo_hi = self.samples_range
@@ -224,10 +225,10 @@ class RenderConfig:
         _number("duration", duration, low=0, exclusive=True)
         frames = max(1, nearest_frame(duration, self.fps))
         if frames > MAX_FRAMES:
-            raise ConfigError(f"duration={duration:g} s at {self.fps:g} fps is {frames:,} "
-                              f"frames; hfrender renders at most {MAX_FRAMES:,} in one output "
-                              f"(lower {spelling().name('duration')} or "
-                              f"{spelling().name('fps')}, or render it in parts)")
+            raise saying(ConfigError, partial(_flag_typed, f"duration={duration:g}", (
+                f" s at {self.fps:g} fps is {frames:,} frames; hfrender renders at most "
+                f"{MAX_FRAMES:,} in one output (lower {spelling().name('duration')} or "
+                f"{spelling().name('fps')}, or render it in parts)")))
         return frames
 
     @property
@@ -300,6 +301,13 @@ def parse_fps(value: object) -> object:
 
 def _is_int(v: object) -> bool:
     return isinstance(v, numbers.Integral) and not isinstance(v, bool)
+
+
+def _flag_typed(head: str, rest: str, spell: Spelling) -> str:
+    """``--duration 1e12`` as typed where a command's flag gave it (was ``duration=1e+12``
+    there), else ``head`` (a keyword's, ``duration=1e+09``; a file's), then ``rest``."""
+    typed = spell.given("duration") if spell.given else None
+    return (typed if typed and typed.startswith("--") else head) + rest
 
 
 def _number(name: str, v: object, low: float, exclusive: bool = False,

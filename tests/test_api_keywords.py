@@ -49,9 +49,9 @@ def test_a_calls_advice_names_the_keywords(tmp_path, call, options, said):
 @pytest.mark.parametrize("flags, said", [
     (["--samples", "auto", "--shutter", "720"], "--samples auto with --shutter 720: an adaptive "
      "count needs a shutter of at most 360 degrees; give --samples N"),  # (was samples=auto)
-    (["--duration", "1e9"], "duration=1e+09 s at 30 fps is 30,000,000,000 frames; hfrender "
+    (["--duration", "1e9"], "--duration 1e9 s at 30 fps is 30,000,000,000 frames; hfrender "
      "renders at most 10,000,000 in one output (lower --duration or --fps, or render it in "
-     "parts)"),
+     "parts)"),  # (was duration=1e+09, the keyword)
     (["--transparent"], "--transparent: bar.frag is a fragment shader, which draws every "
      "pixel: there is no background to leave out"),
 ])
