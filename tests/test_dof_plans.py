@@ -153,7 +153,8 @@ def test_a_pans_frames_share_a_plan_and_keep_each_its_own_picture(dev, rng, monk
 def test_a_focus_pulls_frames_keep_each_its_own_plan(dev, rng, monkeypatch):
     """A fast focus pull (0.6 to 2.5 m over six frames, f/1.4): counting the classes
     together let three frames share a plan 7 dB further from the exact gather; each
-    frame's own plan differs, so each keeps it, at least 40 dB from the exact gather."""
+    frame's own plan differs, so each keeps it: each the CPU's frame alone, at least 40 dB
+    from the exact gather."""
     img, depth = slanted(rng)
     lin = np.ascontiguousarray(np.stack([img] * 6))
     depths = np.ascontiguousarray(np.stack([depth] * 6))
@@ -163,9 +164,10 @@ def test_a_focus_pulls_frames_keep_each_its_own_plan(dev, rng, monkeypatch):
     shared = cuda_dof.defocus_frames(dataclasses.replace(dev, dof_plan_pixels=depths.size),
                                      lin, depths, lenses)
     assert [r for r, _ in runs[0]] == [(z, z + 1) for z in range(6)]
-    alone = cuda_dof.defocus_frames(dev, lin, depths, lenses)
-    np.testing.assert_array_equal(shared, alone)
-    for z, lens in enumerate(lenses):
+    for z, lens in enumerate(lenses):  # (each the CPU's frame alone: was the emulator's
+        # frames again one plan at a time, 26 s of the suite's slowest test)
+        want = CPU.depth_of_field(lin[z:z + 1], depths[z:z + 1], lens, True)[0]
+        np.testing.assert_allclose(shared[z], want, rtol=1e-5, atol=1e-5)
         exact = CPU.depth_of_field(lin[z:z + 1], depths[z:z + 1], lens, True,
                                    dof_method="exact")[0]
         assert psnr(shared[z], exact) >= 40.0, z
