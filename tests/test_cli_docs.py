@@ -174,7 +174,7 @@ def _sequence_fps(tmp_path: Path) -> float:
     ("bench", "--frames", "({})", lambda _: _options("bench")["--frames"].default),
     ("bench", "--outputs", "({})", lambda _: _options("bench")["--outputs"].default),
     ("bench", "--grid-workers", "({})", lambda _: _options("bench")["--grid-workers"].default),
-    ("bench", "--repeats", "({})", lambda _: _options("bench")["--repeats"].default),
+    ("bench", "--repeats", "({};", lambda _: _options("bench")["--repeats"].default),
     ("fx", "--stride", "(default {}:", lambda _: _fx_settings().stride),
     ("fx", "--weights", "({})", lambda _: _fx_settings().weights),
     ("fx", "--shutter", "({:g})", lambda _: _fx_settings("--vectors", "v.exr").shutter),

@@ -454,7 +454,7 @@ def test_the_cuda_fast_method_gathers_exactly_where_a_frame_has_few_enough_taps(
     exact, layers = ([CPU.depth_of_field(lin[z:z + 1], depths[z:z + 1], lens, True,
                                          dof_method=m)[0] for z in range(frames)]
                      for m in ("exact", "fast"))
-    assert min(np.abs(a - b).max() for a, b in zip(exact, layers)) > 1e-3
+    assert min(np.abs(a - b).max() for a, b in zip(exact, layers, strict=True)) > 1e-3
     for budget, want, plans in ((taps, exact, 0), (taps - 1, layers, 1)):
         got = cuda_dof.defocus_frames(dataclasses.replace(dev, exact_taps=budget), lin, depths,
                                       [lens] * frames)
