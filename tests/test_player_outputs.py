@@ -61,8 +61,8 @@ def test_prores_422_needs_an_even_width_and_the_hint_is_a_format_it_takes():
     with pytest.raises(WriterError) as info:
         check_output("o.mov", (321, 181), "prores_ks")
     assert str(info.value) == ("size 321x181: prores_ks video in yuv422p10le needs an even "
-                               "width; use 320x181, or --pix-fmt yuv444p10le, or write a PNG "
-                               "sequence (-o frames/%05d.png)")
+                               "width; use 320x180 (16:9), or --pix-fmt yuv444p10le, or write a "
+                               "PNG sequence (-o frames/%05d.png)")
     assert check_output("o.mov", (320, 181), "prores_ks") == "prores_ks"  # odd height: fine
     assert check_output("o.mov", (321, 181), "prores_ks", pix_fmt="yuv444p10le") == "prores_ks"
     assert check_output("o.mov", (321, 181), "prores_ks", alpha=True) == "prores_ks"  # 4444

@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from hfrender.errors import InputError, about, spelling
+from hfrender.io.even_size import fitting_size
 from hfrender.io.sequence_names import is_picture, is_sequence
 
 FLAGS = {"crf": "--crf", "preset": "--preset", "bitrate": "--bitrate", "pix_fmt": "--pix-fmt"}
@@ -370,8 +371,9 @@ def odd_size_refusal(codec: str, pix_fmt: str, size: tuple[int, int], for_footag
     if for_footage:
         fix, seq = f"crop or pad the footage to {size_is}", "out/%05d.png"
     else:  # (reexpose has no --size: was "use 16x8" there too)
-        fit = (max(sw, size[0] - size[0] % sw), max(sh, size[1] - size[1] % sh))
-        fix, seq = "" if size_of else "use {}x{}".format(*fit), "frames/%05d.png"
+        (fw, fh), ratio = fitting_size(size, (sw, sh))  # (641x359: 640x360, 16:9)
+        fix = "" if size_of else f"use {fw}x{fh}" + (f" ({ratio})" if ratio else "")
+        seq = "frames/%05d.png"
     full, said = full_chroma(codec, pix_fmt), spelling()  # (yuv444p10le's depth, kept)
     fixes = [fix] * bool(fix) + [f"{'' if fix else 'give '}{said.said('pix_fmt', full)}"] * \
         bool(full) + [f"write a PNG sequence ({said.said('output', seq)})"]
