@@ -18,3 +18,15 @@ def test_an_odd_sized_stores_video_is_told_what_reexpose_can_do(tmp_path, capsys
     assert not out.exists()
     assert main(["reexpose", str(store), "-o", str(out), "--pix-fmt", "yuv444p", "-q"]) == 0
     assert out.is_file()
+
+
+def test_a_sequence_is_named_by_its_first_and_last_files_as_render_names_it(tmp_path, capsys):
+    """reexpose said ``wrote .../%03d.png: 3 frames ...``, a name no file has, where render
+    and fx name the files (``.../000.png .. 002.png``)."""
+    store = write_store(tmp_path / "s.samples")
+    out = tmp_path / "png" / "%03d.png"
+    assert main(["reexpose", str(store), "-o", str(out)]) == 0
+    said = capsys.readouterr().out
+    assert said.startswith(f"wrote {tmp_path / 'png' / '000.png'} .. 002.png: 3 frames from "
+                           "6 kept sub-frames"), said
+    assert sorted(p.name for p in out.parent.iterdir()) == ["000.png", "001.png", "002.png"]

@@ -26,7 +26,7 @@ from hfrender.engine.settings import shutter_in_frames
 from hfrender.errors import HFRenderError, first_line
 from hfrender.frame_range import n_frames
 from hfrender.io.encoding import Encoding
-from hfrender.io.sequence_names import check_output_name, home_path
+from hfrender.io.sequence_names import check_output_name, files_said, home_path
 from hfrender.progress import progress_bar
 from hfrender.sampler import POSITIONS
 from hfrender.shutter_curve import CURVES
@@ -127,7 +127,8 @@ def cmd_reexpose(args: argparse.Namespace) -> int:
     if not args.quiet:
         used, kept = figures["used"], figures["subframes"]
         where = ", fused" + in_processes(figures["processes"]) if figures["processes"] else ""
-        print(f"wrote {args.output}: {n_frames(figures['frames'])} from "
+        print(f"wrote {files_said(args.output, first, figures['frames'])}: "  # (was the
+              f"{n_frames(figures['frames'])} from "  # pattern, exr/%04d.exr: no file)
               f"{f'{used} of the ' if used < kept else ''}{kept} kept sub-frames"
               f"{' (reconstructed)' if figures['reconstructed'] else ''}"
               f"{', hdr' if s.get('hdr') else ''}{_exposed(exposure)}; "
