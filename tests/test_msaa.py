@@ -137,15 +137,39 @@ def test_msaa_choices_are_told_in_one_line(bad):
 def test_more_samples_than_the_context_offers_are_told_in_one_line(tmp_path, gl_context):
     most = gl_context(size=(8, 8)).ctx.max_samples
     assert msaa_samples(FakeContext("llvmpipe", 4), 4) == 4
-    with pytest.raises(hf.InputError, match=r"^msaa=8: llvmpipe offers at most 4 samples per "
-                                            r"pixel; give --msaa 4 or less$"):
+    with pytest.raises(hf.InputError, match=r"^--msaa 8: llvmpipe offers at most 4 samples "
+                                            r"per pixel \(hfrender info says so\); give "
+                                            r"--msaa 4 or less$"):
         msaa_samples(FakeContext("llvmpipe", 4), 8)
     if most >= 16:  # a GPU offering every choice: the render has nothing to refuse
         return
     path = write_scene(tmp_path, CARD.format(x=0.0, background="(0, 0, 0)"), "limit.py")
-    with pytest.raises(hf.InputError, match=rf"^msaa=16: .* offers at most {most} samples "
-                                            rf"per pixel; give --msaa {most} or less$"):
+    with pytest.raises(hf.InputError, match=rf"^--msaa 16: .* offers at most {most} samples "
+                                            rf"per pixel \(hfrender info says so\); give "
+                                            rf"--msaa {most} or less$"):
         render_frames(path, count=1, size=(W, H), samples=1, msaa=16)
+
+
+def test_more_samples_than_offered_are_named_as_each_caller_gives_them(tmp_path, capsys,
+                                                                        gl_context):
+    """--msaa 16 on llvmpipe (4 at most) said 'msaa=16: ...' to the command, and hf.render's
+    caller was told 'give --msaa 4': each is now told in its own words, in one line,
+    before any frame is written."""
+    from hfrender.cli import main
+
+    most = gl_context(size=(8, 8)).ctx.max_samples
+    if most >= 16:
+        pytest.skip(f"this OpenGL offers {most} samples: --msaa 16 is taken")
+    scene = write_scene(tmp_path, CARD.format(x=0.0, background="(0, 0, 0)"), "most.py")
+    out = tmp_path / "f%02d.png"
+    assert main(["render", str(scene), "-o", str(out), "--size", f"{W}x{H}", "--samples",
+                 "1", "--msaa", "16", "--quiet"]) == 2
+    err = capsys.readouterr().err
+    assert re.fullmatch(rf"hfrender: error: --msaa 16: .+ offers at most {most} samples per "
+                        rf"pixel \(hfrender info says so\); give --msaa {most} or less\n", err)
+    assert not list(tmp_path.glob("f*.png"))
+    with pytest.raises(hf.InputError, match=rf"^msaa=16: .+; give msaa={most} or less$"):
+        hf.render(str(scene), str(tmp_path / "g%02d.png"), size=(W, H), samples=1, msaa=16)
 
 
 def test_cli_takes_msaa(tmp_path):
@@ -182,8 +206,9 @@ def test_auto_is_4_on_a_gpu_and_1_on_a_software_rasteriser(renderer, most, expec
 def test_the_limit_is_the_least_of_renderbuffers_and_float_textures():
     gpu = FakeContext("NVIDIA H200/PCIe/SSE2", 32, textures=8)
     assert msaa_samples(gpu, 8) == 8
-    with pytest.raises(hf.InputError, match=r"^msaa=16: NVIDIA H200/PCIe/SSE2 offers at most "
-                                            r"8 samples per pixel; give --msaa 8 or less$"):
+    with pytest.raises(hf.InputError, match=r"^--msaa 16: NVIDIA H200/PCIe/SSE2 offers at "
+                                            r"most 8 samples per pixel \(hfrender info says "
+                                            r"so\); give --msaa 8 or less$"):
         msaa_samples(gpu, 16)
 
 
@@ -320,3 +345,14 @@ def test_the_antialiasing_pattern_keeps_an_edge_where_it_is(tmp_path, axis, samp
     else:
         assert np.abs(got - want).max() <= 1 / (2 * samples) + 0.005, got
         assert abs(float((got - want).mean())) < 0.01, got
+
+
+def test_the_help_says_the_device_decides_the_most(capsys):
+    """--msaa's help listed 8 and 16 as if each could be given, where llvmpipe offers 4."""
+    from hfrender.cli import build_parser
+
+    text = " ".join(build_parser()._subparsers._group_actions[0].choices["render"]
+                    .format_help().split())
+    said = text.split("--msaa auto|N ", 1)[1].split(" --hdr", 1)[0]
+    assert "1, 2, 4, 8 or 16, up to what the OpenGL device offers (hfrender info says: " \
+           "llvmpipe 4); more is refused" in said, said

@@ -174,8 +174,10 @@ def effect_options(r: argparse.ArgumentParser) -> None:
                    help="the shutter's weights over its time (box)")
     m.add_argument("--jitter", action="store_true", help="jitter sub-frame times (seeded)")
     m.add_argument("--msaa", default=None, metavar="auto|N",  # (a bad one: the setting's line)
-                   help="coverage samples per pixel in each sub-frame (1, 2, 4, 8, 16), "
-                        "averaged in linear light: smooth edges, moving ones at their "
+                   help="coverage samples per pixel in each sub-frame: 1, 2, 4, 8 or 16, "
+                        "up to what the OpenGL device offers (hfrender info says: llvmpipe "
+                        "4); more is refused, before any frame; averaged in linear light: "
+                        "smooth edges, moving ones at their "
                         "sub-pixel place; 1: off; auto (default): 4 on a GPU, 1 on a "
                         "software rasteriser such as llvmpipe (where 4 costs about 2.4x)")
     m.add_argument("--hdr", choices=HDR_MODES, default=None,

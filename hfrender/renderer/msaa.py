@@ -4,9 +4,10 @@ every sample)."""
 
 from __future__ import annotations
 
+from functools import partial
 from typing import Any
 
-from hfrender.errors import InputError
+from hfrender.errors import InputError, Spelling, saying, spelling
 
 SOFTWARE = ("llvmpipe", "softpipe", "swrast", "swiftshader", "lavapipe",
             "microsoft basic render", "apple software renderer", "gdi generic")
@@ -32,8 +33,15 @@ def msaa_samples(ctx: Any, msaa: int | str) -> int:
     if msaa == "auto":
         renderer = str(ctx.info.get("GL_RENDERER", "")).lower()
         return 1 if any(name in renderer for name in SOFTWARE) else min(AUTO_MSAA, most)
-    if msaa > most:
+    if msaa > most:  # (was "msaa=16: ...; give --msaa 4", the same words to every caller)
         renderer = ctx.info.get("GL_RENDERER", "this OpenGL")
-        raise InputError(f"msaa={msaa}: {renderer} offers at most {most} samples per pixel; "
-                         f"give --msaa {most} or less")
+        raise saying(InputError, partial(_too_many, msaa, most, renderer), spelling())
     return int(msaa)
+
+
+def _too_many(msaa: int, most: int, renderer: str, spell: Spelling) -> str:
+    """The line refusing more samples than the context offers, its settings as ``spell``
+    names them (``--msaa 16``, ``msaa=16``, ``msaa = 16``)."""
+    return (f"{spell.given and spell.given('msaa') or spell.said('msaa', msaa)}: {renderer} "
+            f"offers at most {most} samples per pixel (hfrender info says so); give "
+            f"{spell.said('msaa', most)} or less")
