@@ -218,3 +218,18 @@ def test_the_largest_shutter_the_help_states_is_the_one_taken():
     assert top is not None and RenderConfig(shutter=float(top.group(1))).shutter == 5760
     with pytest.raises(ConfigError, match="shutter=5761"):
         RenderConfig(shutter=5761.0)
+
+
+@pytest.mark.parametrize("command", ["render", "still"])
+def test_the_help_says_hfrender_toml_changes_its_defaults(command, capsys):
+    """render and still --help stated defaults (out.mp4, 30 fps, 640x360) that an
+    hfrender.toml in the current folder changes, unsaid there (docs/rendering.md said it)."""
+    with pytest.raises(SystemExit):
+        main([command, "--help"])
+    text = " ".join(capsys.readouterr().out.split())
+    assert text.endswith("The defaults stated above are hfrender's own: an hfrender.toml in "
+                         "the current folder changes them (its [render] table, keys the long "
+                         "options' names: fps = 24), and a flag given here overrides it."), \
+        text[-300:]
+    assert "defaults can live in `hfrender.toml` (`[render]` table) in the current" in \
+        " ".join(_guide("rendering"))

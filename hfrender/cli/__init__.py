@@ -131,6 +131,10 @@ def _holding(args: argparse.Namespace) -> ContextManager[None]:
 
 
 VERBOSE_HELP = "log what hfrender decides; an error's traceback too"  # before or after COMMAND
+# (was unsaid in --help, where the defaults it changes are stated; docs/rendering.md said it)
+PROJECT_DEFAULTS = ("The defaults stated above are hfrender's own: an hfrender.toml in the "
+                    "current folder changes them (its [render] table, keys the long options' "
+                    "names: fps = 24), and a flag given here overrides it.")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -148,7 +152,8 @@ def build_parser() -> argparse.ArgumentParser:
     info.set_defaults(func=cmd_info)
 
     r = sub.add_parser("render", help="render a scene script or a Shadertoy-style shader",
-                       description="Render FILE (a Python scene or a .frag shader) to a video.")
+                       description="Render FILE (a Python scene or a .frag shader) to a video.",
+                       epilog=PROJECT_DEFAULTS)
     r.add_argument("-o", "--output", default=None, type=sequence_name,
                    help=".mp4 .mov .mkv .ts .webm .gif, or frames/%%05d.png (or %%05d.exr: "
                         "linear light) (default out.mp4)")
@@ -185,7 +190,7 @@ def _still_parser(sub: argparse._SubParsersAction) -> None:
                         "the same frame without effects)",
                         description="Render one output frame of FILE (frame 0 unless -t or "
                         "-f) to a PNG or EXR, with the effects a render of the same options "
-                        "gives it.")
+                        "gives it.", epilog=PROJECT_DEFAULTS)
     st.add_argument("-o", "--output", default="still.png", type=picture_name,
                     help="PNG (8 or 16 bits: --bit-depth) or EXR (linear light) to write "
                          "(still.png)")
