@@ -23,6 +23,7 @@ import hfrender
 from hfrender.engine.fx_notes import frames_alone
 from hfrender.engine.fx_settings import FxSettings
 from hfrender.io import outputs, resume
+from hfrender.io.disk_room import check_room
 from hfrender.io.encoding import Encoding, check_encoding, chosen_encoder, effective
 from hfrender.io.ffmpeg import ALPHA_PIX_FMTS, holds_alpha
 from hfrender.io.footage import FootageError
@@ -212,6 +213,8 @@ class FxOutput:
             self.stats.resumed_at = self.start
             resume.take_back(self.output)
         else:
+            check_room(self.output, self.stats.total, self.footage.size, 3,  # (was: unsaid)
+                       2 if self.output.lower().endswith(".exr") else 1, fewer=False)
             resume.begin_sequence(self.output, self.tmp,
                                   Manifest(self.settings(), self.stats.total, 1, 0))
         files = getattr(self.footage, "files", None)  # (was: an EXR's pixel aspect lost)

@@ -21,7 +21,7 @@ from hfrender.engine.adaptive import adaptive_probe
 from hfrender.engine.draw import SubframeDrawer
 from hfrender.engine.keep import keeper_for, keeps_depth
 from hfrender.engine.memory_fit import schedule_for, shader_buffers
-from hfrender.engine.passes import FramePasses, check_passes
+from hfrender.engine.passes import CHANNELS, FramePasses, check_passes
 from hfrender.engine.render_checks import check_job_output
 from hfrender.engine.render_output import RenderOutput
 from hfrender.engine.render_setup import (
@@ -37,6 +37,7 @@ from hfrender.engine.render_setup import (
 from hfrender.errors import InputError
 from hfrender.frame_range import frame_chunk
 from hfrender.io import outputs
+from hfrender.io.disk_room import check_room
 from hfrender.io.sequence_commit import check_frames_there
 from hfrender.io.store_target import check_target
 from hfrender.plan_stream import PlanStream
@@ -79,6 +80,7 @@ class RenderPreparation:
             outputs.check_writable(config.output)
             outputs.check_partial_free(config.output)
             check_frames_there(config.output, self.first_frame, self.count)
+            self._check_room()
         if config.keep_samples is not None:
             check_target(config.keep_samples, config.output if self.own_writer else None)
         self.backend = get_backend(config.backend)
@@ -94,6 +96,16 @@ class RenderPreparation:
             self.release()
             raise
         return self
+
+    def _check_room(self) -> None:
+        """An image sequence's frames against its disk's free space, before any work
+        (:func:`~hfrender.io.disk_room.check_room`; a --resume's kept frames not again)."""
+        config = self.config
+        channels = 4 if modes.resolve_transparent(config, self.scene).transparent else 3
+        depth = deep_output.render_dtype(config).itemsize
+        channels += sum(len(CHANNELS[p]) for p in config.passes) * 4 / depth  # float32 each
+        left = self.count - (outputs.partial_frames(config.output) if config.resume else 0)
+        check_room(config.output, left, config.size, channels, depth)
 
     def _open_context(self) -> None:
         config = self.config

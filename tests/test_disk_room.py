@@ -1,0 +1,109 @@
+"""Whether an image sequence fits on its disk, said before the first frame (was: 18,000
+frames of PNG started without a word about the disk, a trial): refused where even the
+least a frame can take does not fit, warned of where a busy picture's frames would not."""
+
+import logging
+
+import pytest
+
+from hfrender.cli import main
+from hfrender.errors import HFRenderError
+from hfrender.io import disk_room
+from hfrender.io.disk_room import check_room
+
+BAR = "tests/data/bar.frag"  # a shader scene: 4 s
+MB = 1_000_000
+
+
+@pytest.fixture
+def free(monkeypatch):
+    """Set the free space (bytes) and the block size the check finds."""
+    def set_free(n, block=4096):
+        monkeypatch.setattr(disk_room, "_disk", lambda folder: (n, block))
+    return set_free
+
+
+def test_18000_frames_that_cannot_fit_are_refused_in_one_line(free, tmp_path):
+    free(100 * MB)  # 1920x1080 RGB: 6.2 MB raw, 6029 bytes at deflate's 1032:1, 2 blocks
+    out = str(tmp_path / "f" / "%05d.png")
+    with pytest.raises(HFRenderError) as info:
+        check_room(out, 18000, (1920, 1080), 3, 1)
+    assert str(info.value) == (
+        f"-o {out}: 18000 frames need at least 147.5 MB (8.2 KB each, the least a 1920x1080 "
+        f"PNG takes on this disk); 100.0 MB free in {tmp_path / 'f'}/: use a video output, "
+        "fewer frames (--frames), or free space")
+
+
+def test_frames_that_may_not_fit_are_warned_of(free, tmp_path, caplog):
+    free(2000 * MB)  # 18000 x 1.24 MB (a busy 1080p PNG, 5:1) = 22.4 GB; 0.2 MB each at 30:1
+    out = str(tmp_path / "%05d.png")
+    with caplog.at_level(logging.WARNING, "hfrender"):
+        check_room(out, 18000, (1920, 1080), 3, 1)
+    assert [r.getMessage() for r in caplog.records] == [
+        f"-o {out}: 18000 frames may need up to about 22.4 GB (a 1920x1080 PNG frame takes "
+        f"about 0.2 to 1.2 MB, by how busy its picture is); 2.0 GB free in {tmp_path}/: use a "
+        "video output, fewer frames (--frames), or free space"]
+
+
+@pytest.mark.parametrize("channels, depth, exr, busy", [
+    (3, 1, False, 138_240),  # 8-bit PNG: 5:1
+    (3, 2, False, 394_971),  # 16-bit: 3.5:1
+    (4, 2, True, 737_280),  # half EXR, RGBA: 2.5:1
+    (3, 4, True, 2_764_800),  # float EXR: as raw
+])
+def test_a_busy_frame_is_what_was_measured(channels, depth, exr, busy):
+    """plasma.frag (a shader filling the frame with soft noise) at 640x360 took 131 KB as
+    an 8-bit PNG, 383 KB as 16-bit, 550 KB as a half EXR (RGB), 2.64 MB as a float one."""
+    got = disk_room.frame_bytes((640, 360), channels, depth, exr)[1]
+    assert got == pytest.approx(busy, rel=0.001)
+
+
+def test_room_enough_says_nothing_and_a_video_is_not_checked(free, tmp_path, caplog):
+    free(100 * 10**9)
+    with caplog.at_level(logging.INFO, "hfrender"):
+        check_room(str(tmp_path / "%05d.png"), 18000, (1920, 1080), 3, 1)
+        free(0)
+        check_room(str(tmp_path / "a.mp4"), 18000, (1920, 1080), 3, 1)
+    assert caplog.records == []
+
+
+def test_render_refuses_before_any_work(free, tmp_path, capsys):
+    free(50 * MB)  # 18000 frames of 640x360: at least a 4 KB block each, 73.7 MB
+    out = tmp_path / "f" / "%05d.png"
+    assert main(["render", BAR, "-o", str(out), "--duration", "600"]) == 2
+    err = capsys.readouterr().err
+    assert err == (f"hfrender: error: -o {out}: 18000 frames need at least 73.7 MB (4.1 KB "
+                   "each, the least a 640x360 PNG takes on this disk); 50.0 MB free in "
+                   f"{tmp_path / 'f'}/: use a video output, fewer frames (--frames), or free "
+                   "space\n")
+    assert not (tmp_path / "f").exists() or not any((tmp_path / "f").iterdir())
+
+
+def test_render_warns_and_goes_on(free, tmp_path, caplog):
+    free(200_000)  # 2 frames of 640x360: up to 138 KB each
+    out = tmp_path / "%05d.png"
+    assert main(["render", BAR, "-o", str(out), "--frames", "0:2", "--samples", "1",
+                 "-q"]) == 0
+    assert [r.getMessage() for r in caplog.records if r.levelname == "WARNING"] == [
+        f"-o {out}: 2 frames may need up to about 276.5 KB (a 640x360 PNG frame takes about "
+        f"23.0 to 138.2 KB, by how busy its picture is); 200.0 KB free in {tmp_path}/: use a "
+        "video output, fewer frames (--frames), or free space"]
+    assert sorted(p.name for p in tmp_path.glob("*.png")) == ["00000.png", "00001.png"]
+
+
+def test_fx_to_a_sequence_is_checked_too(free, tmp_path, capsys):
+    import imageio.v3 as iio
+    import numpy as np
+
+    (tmp_path / "in").mkdir()
+    for i in range(3):
+        iio.imwrite(tmp_path / "in" / f"{i:03d}.png", np.full((8, 16, 3), 40 * i, np.uint8))
+    free(10_000)  # 3 frames: a 4 KB block each at least
+    out = tmp_path / "out" / "%03d.png"
+    assert main(["fx", str(tmp_path / "in" / "%03d.png"), "-o", str(out), "--motion-blur",
+                 "2"]) == 2
+    assert capsys.readouterr().err == (
+        f"hfrender: error: -o {out}: 3 frames need at least 12.3 KB (4.1 KB each, the least a "
+        f"16x8 PNG takes on this disk); 10.0 KB free in {tmp_path / 'out'}/: use a video "
+        "output, or free space\n")
+    assert not list(tmp_path.glob("out/*.png"))
