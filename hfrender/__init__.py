@@ -84,7 +84,7 @@ _HOME = {
     "HFRenderError": "errors", "InputError": "errors", "InputTypeError": "errors",
     "HostStorage": "hyperframe.pool", "HyperFrame": "hyperframe.frame",
     "HyperFramePool": "hyperframe.pool", "Status": "hyperframe.frame", "Lens": "optics",
-    "curve_weights": "sampler", "Camera": "scene", "Cube": "scene", "Object3D": "scene",
+    "curve_weights": "shutter_curve", "Camera": "scene", "Cube": "scene", "Object3D": "scene",
     "Plane": "scene", "Scene": "scene", "Sphere": "scene", "Mesh": "scene.meshes",
     "Cylinder": "scene", "Cone": "scene", "Torus": "scene", "PointLight": "scene",
     "SpotLight": "scene",

@@ -23,7 +23,7 @@ from hfrender.hyperframe.windows import WindowWeights
 from hfrender.interop import to_array, to_numpy
 from hfrender.lens_args import depth_lenses, disparity_of, frame_lenses
 from hfrender.optics import Lens
-from hfrender.shutter_curve import curve_weights
+from hfrender.shutter_curve import weights_of
 
 
 def motion_blur(frames: Any, window: int, *, stride: int | None = None,
@@ -71,7 +71,7 @@ def motion_blur(frames: Any, window: int, *, stride: int | None = None,
     n = arr.shape[0]
     window = validate.window(window, n)
     stride = window if stride is None else validate.integer(stride, "stride", 1)
-    w = curve_weights(weights, window)
+    w = weights_of(weights, window)
     linear_light = validate.flag(linear_light, "linear_light")
     straight = not validate.flag(premultiplied, "premultiplied")
     dtype = arr.dtype

@@ -21,7 +21,7 @@ import numpy as np
 from hfrender.errors import InputError
 from hfrender.hyperframe.windows import WindowWeights
 from hfrender.optics import check_blades, polygon_edge
-from hfrender.shutter_curve import curve_values, curve_weights
+from hfrender.shutter_curve import curve_values, weights_of
 
 POSITIONS = ("start", "center", "end")
 GOLDEN_ANGLE = math.pi * (3.0 - math.sqrt(5.0))
@@ -159,9 +159,9 @@ class SampleSchedule:
             raise InputError(f"samples={self.samples!r} must be an integer >= 1")
         check_blades("aperture_blades", self.aperture_blades)
         if isinstance(self.curve, str):
-            curve_weights(self.curve, 1)  # validates the name
+            weights_of(self.curve, 1)  # validates the name
         else:
-            curve_weights(np.asarray(self.curve), self.window)
+            weights_of(np.asarray(self.curve), self.window)
 
     @property
     def overlapping(self) -> bool:

@@ -14,6 +14,10 @@ SHUTTER = 180.0  # degrees, its default: half a frame's motion, the film standar
 MAX_SHUTTER = 720.0  # degrees: two frames' motion, the most one frame's vectors can say
 # a render's shutter (config.py; a sample store's is its own, which a re-exposure narrows):
 MAX_RENDER_SHUTTER = 360.0 * 16  # degrees: 16 frames' motion
+# samples of a curve at most (128 MiB of weights): past any window a render (4096 samples over
+# 16 frames' shutter) or a clip held in memory has, and what NumPy can make (was: 10**30,
+# NumPy's "Maximum allowed size exceeded")
+MAX_WEIGHTS = 1 << 24
 
 
 def vector_shutter(value: object, spell: Spelling = KEYWORD) -> float:
@@ -62,29 +66,32 @@ def curve_weights(curve: str | np.ndarray | list | tuple, n: int) -> np.ndarray:
     ``curve`` is ``"box"`` (all equal), ``"triangle"`` (a tent peaking at the centre of the
     window; samples sit at the centres of ``n`` equal strata, so no weight is zero),
     ``"gaussian"`` (sigma = window / 6, truncated at the window edges), or an array of
-    ``n`` non-negative weights.
+    ``n`` non-negative weights. ``n``: a whole number from 1 to :data:`MAX_WEIGHTS`.
     """
-    n = validate.integer(n, "window", 1)  # (was: 2.5 gave 3 weights, one zero)
-    if isinstance(curve, str):
+    return weights_of(curve, n, ("curve", "n"))
+
+
+def weights_of(curve: object, n: object, names: tuple[str, str] = ("weights", "window")
+               ) -> np.ndarray:
+    """:func:`curve_weights`, a bad value named as its caller spells the two (``names``:
+    ``motion_blur``'s ``weights`` and ``window``, ``curve_weights``' ``curve`` and ``n``)."""
+    c, n = names[0], validate.integer(n, names[1], 1, MAX_WEIGHTS)  # (was: 2.5 gave 3
+    if isinstance(curve, str):  # weights, one zero; 10**30, NumPy's "Maximum allowed size")
         if curve not in CURVES:
-            raise InputError(
-                f"weights={curve!r} is not a shutter curve; use one of {', '.join(CURVES)} "
-                f"or an array of {n} weights"
-            )
+            raise InputError(f"{c}={curve!r} is not a shutter curve; use one of "
+                             f"{', '.join(CURVES)} or an array of {n} weights")
         w = curve_values(curve, (np.arange(n) + 0.5) / n)  # stratum centres in (0, 1)
     else:
         w = validate.real_array(curve)  # (Fractions, Decimals)
         if w is None or w.ndim == 0:  # (None, 5, ["1", "1"], [None, 1], complex: not an
-            raise InputTypeError(f"weights={curve!r} must be one of {', '.join(CURVES)} or "
+            raise InputTypeError(f"{c}={curve!r} must be one of {', '.join(CURVES)} or "
                                  f"an array of {n} real numbers")  # array, said as given)
         if w.shape != (n,):
-            raise InputError(
-                f"weights has shape {w.shape}; an array of weights must have shape ({n},), "
-                f"one per frame of the window"
-            )
+            raise InputError(f"{c} has shape {w.shape}; an array of weights must have shape "
+                             f"({n},), one per frame of the window")
         if not np.all(np.isfinite(w)) or np.any(w < 0) or w.max() <= 0:
             shown = np.array2string(w, precision=4, threshold=8)
-            raise InputError(f"weights={shown} must be finite, >= 0, and not all zero")
+            raise InputError(f"{c}={shown} must be finite, >= 0, and not all zero")
         with np.errstate(over="ignore"):
             if not np.isfinite(w.sum()):  # [1e308, 1e308] sums past the largest float
                 w = w / w.max()

@@ -247,9 +247,23 @@ def test_what_an_effects_library_user_passes_wrong_is_one_clear_line():
 
 @pytest.mark.parametrize("call, message", [
     # was: [0.333 0.667 0.] (3 weights, one zero), [0.5 0.5], a bare TypeError
-    (lambda: hf.curve_weights("triangle", 2.5), r"^window=2\.5 must be an integer >= 1$"),
-    (lambda: hf.curve_weights("box", 1.5), r"^window=1\.5 must be an integer >= 1$"),
-    (lambda: hf.curve_weights("box", "3"), r"^window='3' must be an integer >= 1$"),
+    (lambda: hf.curve_weights("triangle", 2.5), r"^n=2\.5 must be an integer \[1, 16777216\]$"),
+    (lambda: hf.curve_weights("box", 1.5), r"^n=1\.5 must be an integer \[1, 16777216\]$"),
+    (lambda: hf.curve_weights("box", "3"), r"^n='3' must be an integer \[1, 16777216\]$"),
+    # was: NumPy's "Maximum allowed size exceeded"; the caller's curve= and n= said as
+    # weights= and window= (motion_blur's keywords)
+    (lambda: hf.curve_weights("box", 10**30), r"^n=1000000000000000000000000000000 must be an "
+     r"integer \[1, 16777216\]$"),
+    (lambda: hf.curve_weights("box", 2**24 + 1), r"^n=16777217 must be an integer \[1, "
+     r"16777216\]$"),
+    (lambda: hf.curve_weights("sinc", 3), r"^curve='sinc' is not a shutter curve; use one of "
+     r"box, triangle, gaussian or an array of 3 weights$"),
+    (lambda: hf.curve_weights([1, 2], 3), r"^curve has shape \(2,\); an array of weights must "
+     r"have shape \(3,\), one per frame of the window$"),
+    (lambda: hf.curve_weights([1, -1], 2), r"^curve=\[ 1\. -1\.\] must be finite, >= 0, and "
+     r"not all zero$"),
+    (lambda: hf.curve_weights(None, 2), r"^curve=None must be one of box, triangle, gaussian "
+     r"or an array of 2 real numbers$"),
     # was: ZeroDivisionError; 3 outputs of no windows; numpy's TypeError; accepted
     (lambda: hf.sliding_in_span(np.ones(4) / 4, 0, 0, 0, 8), r"^stride=0 must be an integer "
      r">= 1$"),
@@ -267,6 +281,8 @@ def test_window_helpers_refuse_what_is_not_a_whole_count(call, message):
     k0, windows = hf.sliding_in_span(np.ones(4) / 4, 2, 4, 3, 6)  # frames 4..9, 7.. new
     assert (k0, windows.count, list(windows.starts)) == (2, 2, [0, 2])
     assert hf.curve_weights("box", np.int64(3)).tolist() == [1 / 3] * 3
+    most = hf.curve_weights("box", 2**24)  # the largest n taken
+    assert (most.shape, most[0], most[-1]) == ((2**24,), 2.0**-24, 2.0**-24)
 
 
 @pytest.mark.parametrize("bad, message", [

@@ -17,7 +17,7 @@ from hfrender.errors import InputError
 from hfrender.hyperframe.frame import HyperFrame
 from hfrender.hyperframe.windows import WindowWeights, sliding_in_span
 from hfrender.motion_vectors import vector_blur
-from hfrender.shutter_curve import curve_weights
+from hfrender.shutter_curve import weights_of
 
 log = logging.getLogger(__name__)
 
@@ -49,7 +49,7 @@ class FxFusion:
         # in a format with alpha, an opaque GIF too)
         self.alpha_note = alpha_note
         self.static_depth = static_depth  # every depth plane holds one frame for the shot
-        self.weights = curve_weights(s.weights, s.window)
+        self.weights = weights_of(s.weights, s.window)
         self.pad = stream_pad(s)  # the stream's frame k is the footage's k - pad
 
     def windows(self, hyper: HyperFrame) -> tuple[int, WindowWeights]:
