@@ -113,8 +113,9 @@ def inverse(frame: Any) -> Any:
     """A disparity frame (or frames; NumPy or CuPy) as its inverse, ``1 / d`` in float32:
     an integer map first scaled to 0..1 (its type's largest value 1); 0 or below, sky
     (inf). Stand-in metres are this over ``s``."""
-    if frame.dtype.kind not in "fiu":  # (its own message: not numbers)
-        return frame
+    if frame.dtype.kind not in "fiu" or frame.ndim == 0:  # (their own lines: not numbers,
+        return frame  # a 0-d map's shape: was "'numpy.float32' object does not support item
+    #                   assignment" below)
     one = np.iinfo(frame.dtype).max if frame.dtype.kind in "iu" else 1
     d = frame.astype(np.float32) / np.float32(one)
     with np.errstate(divide="ignore", invalid="ignore"):

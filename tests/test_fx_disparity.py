@@ -549,3 +549,21 @@ def test_a_nan_or_infinite_disparity_is_said_as_a_disparity_not_a_distance(
                    "infinite disparity at row 5, column 7; a disparity must be a finite "
                    "number (near is large; 0 or below is sky)\n")
     assert not (tmp_path / "o").exists()
+
+
+@pytest.mark.parametrize("depth", [np.array(0.5), np.float32(0.5), np.ones(W, np.float32)])
+def test_a_disparity_of_the_wrong_shape_is_refused_as_a_distances_is(rng, depth):
+    """A 0-d disparity raised "'numpy.float32' object does not support item assignment"
+    from the map's inverse; the distance's line now, before any of it is read."""
+    frames = rng.random((H, W, 3), np.float32)
+    with pytest.raises(hf.InputError) as e:
+        hf.depth_of_field(frames, depth, depth_kind="disparity", focus_disparity=0.5,
+                          max_blur=6)
+    with pytest.raises(hf.InputError) as metres:
+        hf.depth_of_field(frames, depth, focus_distance=2.0, f_stop=2.0)
+    assert str(e.value) == str(metres.value) == (
+        f"depth has shape {np.shape(depth)}; it must match frames ({H}, {W}, 3) without the "
+        f"channel axis: ({H}, {W})" if isinstance(depth, np.ndarray) else "depth must be a "
+        "NumPy array, an object with __dlpack__ (torch, JAX, CuPy) or a list of NumPy "
+        "frames; got numpy.float32")
+
