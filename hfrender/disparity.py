@@ -16,11 +16,12 @@ import math
 import numbers
 from collections.abc import Callable
 from dataclasses import dataclass
+from functools import partial
 from typing import Any
 
 import numpy as np
 
-from hfrender.errors import InputError, InputTypeError, about
+from hfrender.errors import InputError, InputTypeError, Spelling, about, saying
 from hfrender.optics import MIN_BLUR_PX, Lens, check_blur_cap
 
 # the stand-in lens's f-stop (50 mm on 36 mm, as Blender's): its aperture only scales s;
@@ -155,6 +156,7 @@ class Disparity:
         k = self.lens.aperture_mm * f_m * width / self.lens.sensor_width_mm  # px per 1/m
         # the largest blur k s D / (1 - f s d_f), D the farthest disparity from the focus
         far = max(focus - lo, hi - focus)
+        self._check_blur(k * far / (f_m * focus * 1e-6) if focus > 0 else math.inf, name)
         s = self.max_blur / (k * far + self.max_blur * f_m * focus)
         note = None
         # the blur of the disparity nearest the focus, max_blur * gap / far: under 2 px sharp
@@ -166,6 +168,24 @@ class Disparity:
         near = d[d > 0]  # (the sky's 0 said apart)
         return Fit(1.0 / s, math.inf if focus <= 0 else 1.0 / (s * focus),
                    float(near.min()) if near.size else 0.0, hi, focus, lo == 0, note)
+
+
+    def _check_blur(self, most: float, name: str) -> None:
+        """``max_blur`` at most ``most``: the stand-in lens is focused at ``f (1 + k D / (B f
+        d_f))`` metres, within a millionth of its focal length past that (float32's metres
+        round it onto the lens: was "focus_distance=0.05 must be ... greater than the focal
+        length", a keyword not given, for max_blur=10**30)."""
+        if self.max_blur > most:
+            step = 10.0 ** (math.floor(math.log10(most)) - 2)  # (3 digits, rounded down)
+            raise saying(InputError, partial(_blur_past, self.max_blur, name,
+                                             math.floor(most / step) * step))
+
+
+def _blur_past(blur: float, name: str, most: float, spell: Spelling) -> str:
+    """:meth:`Disparity._check_blur`'s line, ``max_blur`` named as ``spell`` does
+    (``max_blur=1e+30``, ``--max-blur 1e+30``)."""
+    return (f"{spell.said('max_blur', blur)} is more than {name} can be blurred by (its "
+            f"stand-in lens would be focused on itself); give at most {most:.3g} px")
 
 
 @dataclass(frozen=True)

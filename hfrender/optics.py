@@ -21,6 +21,10 @@ FRONT_TOLERANCE = 0.01  # relative depth difference that separates two surfaces 
 # neighbours), so under 2 px across a pixel keeps its own light, and the blur grows in
 # steps of whole pixels (5, 9, 13, 21, ... pixels)
 MIN_BLUR_PX = 2.0
+# the longest focal length a Lens takes (mm): a kilometre, past any camera's lens (was:
+# focal_length_mm=10**30 refused as "focus_distance=0.5 must be ... greater than the focal
+# length", focus_distance blamed, or a focus pixel's depth)
+MAX_FOCAL_LENGTH_MM = 1e6
 
 
 @dataclass(frozen=True)
@@ -38,7 +42,8 @@ class Lens:
     f_stop : float
         The f-number N (aperture diameter = focal length / N); must be > 0.
     focal_length_mm, sensor_width_mm : float
-        Focal length and sensor width in millimetres.
+        Focal length (at most :data:`MAX_FOCAL_LENGTH_MM`, a kilometre) and sensor width in
+        millimetres.
     max_coc_px : float or None
         Largest circle of confusion (diameter, pixels) the gather will use. ``None``
         uses what the optics give, bounded by the image diagonal.
@@ -58,7 +63,8 @@ class Lens:
 
     def __post_init__(self) -> None:
         _positive("f_stop", self.f_stop)
-        _positive("focal_length_mm", self.focal_length_mm)
+        _positive("focal_length_mm", self.focal_length_mm, MAX_FOCAL_LENGTH_MM,
+                  " (a lens of a kilometre)")
         _positive("sensor_width_mm", self.sensor_width_mm)
         f_m = self.focal_length_mm / 1000.0
         fd = self.focus_distance
@@ -267,7 +273,10 @@ def _said(value: object) -> str:
     return repr(value)
 
 
-def _positive(name: str, value: object) -> None:
-    if not (_real(value) and math.isfinite(value) and value > 0):
-        raise about(_bad(value), name, value, " must be a finite number > 0",
+def _positive(name: str, value: object, most: float = math.inf, what: str = "") -> None:
+    """``value`` a finite number > 0 (at most ``most``, ``what`` that is, said where it is
+    past it), else one line."""
+    if not (_real(value) and math.isfinite(value) and 0 < value <= most):
+        bound = f", at most {most:.0f}{what}" if _real(value) and value > most else ""
+        raise about(_bad(value), name, value, f" must be a finite number > 0{bound}",
                     head=f"{name}={_said(value)}")

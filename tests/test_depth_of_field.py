@@ -1,3 +1,4 @@
+import math
 import warnings
 
 import numpy as np
@@ -581,3 +582,21 @@ def test_a_float32_max_sky_is_sky_without_a_numpy_warning(rng, method):
         warnings.simplefilter("error")
         got = hf.depth_of_field(frame, depth, **lens)
     np.testing.assert_array_equal(got, want)
+
+
+@pytest.mark.parametrize("given", [{"focus_distance": 0.5}, {"focus_pixel": (1, 1)},
+                                   {"focus_distance": math.inf}])
+def test_a_focal_length_past_any_lens_is_blamed_on_focal_length_mm(given):
+    """focal_length_mm=10**30 was said "focus_distance=0.5 must be a distance in metres
+    greater than the focal length (1e+27 m, a 1e+30 mm lens)", focus_distance blamed (one
+    not given with focus_pixel: "the depth there is 2 m, nearer than the focal length")."""
+    rng = np.random.default_rng(7)
+    frames = rng.random((4, 4, 3), dtype=np.float32)
+    depth = np.full((4, 4), 2.0, np.float32)
+    for mm in (10**30, 1e6 + 1):
+        with pytest.raises(InputError) as e:
+            hf.depth_of_field(frames, depth, f_stop=2.0, focal_length_mm=mm, **given)
+        assert str(e.value) == (f"focal_length_mm={mm!r} must be a finite number > 0, at most "
+                                "1000000 (a lens of a kilometre)")
+    lens = hf.Lens(2000.0, 2.0, focal_length_mm=1e6)  # the longest taken
+    assert lens.coc_mm(4000.0) == pytest.approx(1e6 / 2 * 0.5 * 1e3 / 1000.0)

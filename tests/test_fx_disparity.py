@@ -567,3 +567,33 @@ def test_a_disparity_of_the_wrong_shape_is_refused_as_a_distances_is(rng, depth)
         "NumPy array, an object with __dlpack__ (torch, JAX, CuPy) or a list of NumPy "
         "frames; got numpy.float32")
 
+
+
+@pytest.mark.parametrize("kw", [{"focus_disparity": 0.5}, {"focus_pixel": (30, 12)}])
+def test_a_max_blur_past_what_the_stand_in_lens_can_focus_is_blamed_on_max_blur(
+        tmp_path, rng, capsys, kw):
+    """max_blur=10**30 was said "focus_distance=0.05 must be a distance in metres greater
+    than the focal length", a keyword not given: the stand-in lens's focus, derived from it."""
+    frames = rng.random((H, W, 3), np.float32)
+    d = scene()[1][0]
+    for blur in (10**30, 1e12):
+        with pytest.raises(hf.InputError) as e:
+            hf.depth_of_field(frames, d, depth_kind="disparity", max_blur=blur, **kw)
+        said = str(e.value)
+        assert said.startswith(f"max_blur={float(blur):g} is more than depth's first frame can "
+                               "be blurred by"), said
+        most = float(said.split("give at most ")[1].split(" ")[0])
+        assert 1e6 < most < 1e12
+    lo = hf.depth_of_field(frames, d, depth_kind="disparity", max_blur=most, **kw)
+    assert np.isfinite(lo).all() and lo.std() > 0  # the largest max_blur said is taken
+    seq, _ = png_sequence(tmp_path, rng, N, H, W)
+    np.save(tmp_path / "d.npy", scene()[1])
+    focus = [f"--{k.replace('_', '-')}" for k in kw] + [
+        "30,12" if "focus_pixel" in kw else "0.5"]
+    assert main(["fx", str(seq), "-o", str(tmp_path / "o" / "%03d.png"), "--depth",
+                 str(tmp_path / "d.npy"), "--depth-kind", "disparity", *focus, "--max-blur",
+                 "1e30", "--quiet"]) == 2
+    assert capsys.readouterr().err.startswith(  # (the command: its flag)
+        f"hfrender: error: --max-blur 1e+30 is more than depth {tmp_path / 'd.npy'}'s first "
+        "frame can be blurred by (its stand-in lens would be focused on itself); give at most ")
+    assert not (tmp_path / "o").exists()
