@@ -350,10 +350,13 @@ def to_linear(frames: Any) -> Any:
     """sRGB-encoded integer frames (any shape ending in C) -> float32 linear light, in the
     input's array family (a torch tensor gives a torch tensor).
 
-    Alpha (channel 3 of 4) is scaled, not decoded; float32 input is returned as a copy.
+    Alpha (channel 3 of 4) is scaled, not decoded; float32 input is returned as a copy, a
+    NaN or inf refused as :func:`from_linear` refuses it.
     """
     arr, back = to_numpy(frames, "frames")
     _check_pixels(arr)
+    if arr.dtype == np.float32:  # (was: given back, NaN and all)
+        validate.finite(arr, "frames")
     return back(Transfer(arr.dtype, arr.shape[-1], True).decode(
         arr, np.empty(arr.shape, np.float32)))
 

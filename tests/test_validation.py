@@ -185,6 +185,24 @@ def test_from_linear_refuses_nan_and_names_where():
     assert hf.from_linear(lin).dtype == np.uint8
 
 
+@pytest.mark.parametrize("bad", [np.nan, np.inf, -np.inf])
+def test_to_linear_refuses_what_from_linear_refuses(bad):
+    """``to_linear`` gave float32 frames with a NaN back as they were (NaN), ``from_linear``
+    refused them: both refuse now, naming where the first is."""
+    rng = np.random.default_rng(33)
+    lin = rng.random((2, 3, 5, 4), dtype=np.float32)
+    lin[1, 2, 4, 3] = bad
+    lines = []
+    for call, name in ((hf.to_linear, "frames"), (hf.from_linear, "linear")):
+        with pytest.raises(hf.InputError) as e:
+            call(lin)
+        lines.append(str(e.value).replace(name, "X", 1))
+    assert lines == ["X has 1 non-finite value(s) (NaN or inf), the first of frame 1 at row "
+                     "2, column 4 (channel 3); float32 frames must be finite linear light"] * 2
+    lin[1, 2, 4, 3] = 0.25
+    np.testing.assert_array_equal(hf.to_linear(lin), lin)
+
+
 def test_finite_frames_whose_sum_overflows_pass_and_an_inf_among_them_is_named():
     """The check sums the frames (one pass): a sum past float32's range is looked at value
     by value, so large finite light passes and a lone inf among it is still found."""
