@@ -157,7 +157,8 @@ def frame_lenses(lens: Any, count: int) -> Lens | list[Lens]:
     """``fuse``'s ``lens``: one Lens, or a sequence of one for each of ``count`` frames."""
     if isinstance(lens, Lens):
         return lens
-    if isinstance(lens, (str, bytes)) or not isinstance(lens, (Sequence, np.ndarray)):
+    if isinstance(lens, (str, bytes)) or not isinstance(lens, (Sequence, np.ndarray)) or \
+            np.ndim(lens) == 0:  # (a 0-d array: was "iteration over a 0-d array")
         raise InputTypeError(f"lens={lens!r} must be a hf.Lens, a sequence of one per frame, "
                              "or None")
     lens = list(lens)
