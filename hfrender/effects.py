@@ -308,8 +308,8 @@ def _shifts(hyperframe: HyperFrame) -> np.ndarray | None:
     want = (hyperframe.frames.shape[0], 2)
     arr = validate.real_array(hyperframe.shifts)
     if arr is None or arr.shape != want or not np.isfinite(arr).all():
-        got = "not numbers" if arr is None else f"shape {arr.shape}" if arr.shape != want \
-            else "a NaN or inf"
+        got = validate.not_real(hyperframe.shifts) if arr is None else f"shape {arr.shape}" \
+            if arr.shape != want else "a NaN or inf"
         raise InputError(f"hyperframe.shifts has {got}; expected {want}: finite pixels (x, y "
                          "down) each frame's antialiasing offset moved its picture by")
     return arr

@@ -26,7 +26,7 @@ import numpy as np
 from hfrender import validate
 from hfrender.backends.cpu.recon_cells import STILL_PX
 from hfrender.effects import _check_out, _into, _premultiplied, _straight_kept, fuse
-from hfrender.errors import InputError, Spelling, saying
+from hfrender.errors import InputError, InputTypeError, Spelling, saying
 from hfrender.hyperframe.frame import HyperFrame
 from hfrender.hyperframe.windows import WindowWeights
 from hfrender.interop import to_array
@@ -118,11 +118,12 @@ def _velocity(velocity: Any, size: tuple[int, int, int], most: float | None = No
     if arr is not None and arr.shape == want[1:] and n == 1:
         arr = arr[None]
     if arr is None or arr.shape != want:
-        got = "not numbers" if arr is None else f"shape {arr.shape}"
+        got = validate.not_real(velocity) if arr is None else f"shape {arr.shape}"
         hint = "" if arr is None else validate.channels_last_hint(
             arr.shape, [want, want[1:]] if n == 1 else [want], "velocity")
-        raise InputError(f"velocity has {got}; expected {want} (or {want[1:]} for one frame): "
-                         f"pixels a frame, x to the right and y down{hint}")
+        raise (InputTypeError if arr is None else InputError)(
+            f"velocity has {got}; expected {'real numbers, ' * (arr is None)}{want} (or "
+            f"{want[1:]} for one frame): pixels a frame, x to the right and y down{hint}")
     if not np.isfinite(arr).all():
         f, y, x, c = (int(i) for i in np.argwhere(~np.isfinite(arr))[0])
         raise _refused(partial(_not_finite, "xy"[c], float(arr[f, y, x, c])), f, y, x, single)

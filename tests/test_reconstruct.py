@@ -308,7 +308,8 @@ def test_bad_shutter_spans_and_missing_planes_are_one_line(rng):
 @pytest.mark.parametrize("shifts, got", [
     (np.zeros(2), "shape (2,)"), (np.zeros((3, 2)), "shape (3, 2)"),
     (np.zeros((2, 2)).T[:, :1], "shape (2, 1)"), ([[0.1, 0.2], [np.nan, 0.0]], "a NaN or inf"),
-    ([["a", "b"], ["c", "d"]], "not numbers")])
+    ([["a", "b"], ["c", "d"]], "dtype <U1"),  # (were "has not numbers")
+    (np.zeros((2, 2), complex), "dtype complex128")])
 def test_bad_antialiasing_shifts_are_one_line(shifts, got):
     """A library user's HyperFrame(shifts=...) of the wrong shape, or a NaN, was an
     IndexError from deep in the reconstruction ("invalid index to scalar variable", "index
