@@ -41,7 +41,8 @@ if TYPE_CHECKING:
 
 # what only a video render takes (``hfrender still`` has none of these either)
 VIDEO_ONLY = ("schedule", "codec", "stats", "preview", "resume", "frames", "keep_samples",
-              "crf", "preset", "bitrate", "pix_fmt")
+              "crf", "preset", "bitrate", "pix_fmt", "audio", "audio_offset")
+SOUND = ("audio", "audio_offset")  # (were taken by hf.still without a word)
 _OWN = {"render": ("output", "scene_class", "progress"), "still": ("t", "frame", "scene_class")}
 _inside = threading.local()  # a call running in this thread (its scene being loaded)
 
@@ -107,7 +108,8 @@ def still(scene: Any, t: float = 0.0, *, frame: int | None = None,
     ``hfrender still`` makes it, its pixels those of the PNG it writes: an array (height,
     width, 3) of uint8 sRGB, (height, width, 4) with straight alpha where transparent
     (``transparent=True``, or the scene's background None), uint16 with ``bit_depth=16``.
-    ``options``: as :func:`render`'s, less a video's own (``codec``, ``frames``, ...)."""
+    ``options``: as :func:`render`'s, less a video's own (``codec``, ``frames``, ``audio``: a
+    still has no sound, ...)."""
     from hfrender.engine.render import RenderJob
     from hfrender.engine.settings import check_scene_path, still_frame
     from hfrender.io.writers import MemoryWriter
@@ -219,7 +221,7 @@ def _meant(key: str, takes: list[str], command: str) -> str:
     if command == "still" and key in VIDEO_ONLY:  # (frames: still's own frame, not a render)
         if near and near[0] in _OWN["still"]:
             return f"; did you mean {near[0]}? ({key} is a video render's, hf.render)"
-        return f"; {key} is a video render's (hf.render)"
+        return f"; {key} is a video render's (hf.render){': a still has no sound' * (key in SOUND)}"
     return f"; did you mean {near[0]}?{units_note(key, near[0])}" if near else ""
 
 

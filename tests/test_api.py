@@ -156,6 +156,11 @@ def test_settings_at_odds_are_said_in_keywords(tmp_path):
     ("still", {"keep_samples": "s"}, "'keep_samples'; keep_samples is a video render's "
                                      "(hf.render)"),
     ("still", {"time": 1.0}, "'time'"),
+    # (were taken without a word: a still has no sound)
+    ("still", {"audio": "missing.wav"}, "'audio'; audio is a video render's (hf.render): a "
+                                        "still has no sound"),
+    ("still", {"audio_offset": 1.5}, "'audio_offset'; audio_offset is a video render's "
+                                     "(hf.render): a still has no sound"),
     ("render", {"ray": "auto"}, "'ray'; Ray runs the command's segments: hfrender render FILE "
                                 "--ray [ADDRESS]"),
     ("still", {"compare": True}, "'compare'; the frame without effects beside it is the "
