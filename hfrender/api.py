@@ -71,7 +71,9 @@ def render(scene: Any, output: str | os.PathLike | None = None, *, scene_class: 
     from hfrender.engine.settings import check_render, outputs_held
     from hfrender.io.container_fit import codec_warned
     from hfrender.progress import progress_bar
+    from hfrender.validate import flag
 
+    progress = flag(progress, "progress")  # (was: "abc" taken as True)
     file, name = _scene_file(scene, scene_class, "render")
     given = {**options, "output": None if output is None else _output(output),
              "quiet": not progress}
@@ -169,7 +171,9 @@ def _home(path: Any) -> Any:
 def _config(given: dict, command: str, options: dict) -> RenderConfig:
     """The settings of ``given`` as the command makes them; a keyword it does not take is a
     TypeError as Python's own (with the one meant), a bad value named as given."""
+    from hfrender.config import FLAGS
     from hfrender.engine.settings import GIVEN, render_config
+    from hfrender.validate import flag
 
     takes = [k for k in GIVEN if k not in ("quiet", "quality", "output")
              and (command == "render" or k not in VIDEO_ONLY)]
@@ -177,6 +181,9 @@ def _config(given: dict, command: str, options: dict) -> RenderConfig:
         if key not in takes:
             raise TypeError(f"hf.{command}() got an unexpected keyword argument {key!r}"
                             f"{_meant(key, takes, command)}")
+        if key in FLAGS and options[key] is not None:  # True or False, as linear_light=
+            flag(options[key], key)  # (were: "" and 0 read as not given, "no" said "must be
+            #                           true or false", a file's words)
     given, options = _plain(given), _plain(options)
     try:
         return render_config(given, command)

@@ -170,6 +170,27 @@ def test_numpy_numbers_are_settings_as_their_python_numbers(tmp_path):
         hf.still(BAR, shutter=270, jitter=True, granularity=4, **still))
 
 
+@pytest.mark.parametrize("call, options", [
+    (hf.render, {"progress": "abc"}), (hf.render, {"progress": None}),
+    (hf.render, {"transparent": ""}), (hf.render, {"stats": 0}), (hf.render, {"resume": ""}),
+    (hf.render, {"preview": 1}), (hf.render, {"jitter": "no"}), (hf.still, {"jitter": 0.0}),
+    (hf.still, {"transparent": "yes"})])
+def test_a_switch_is_true_or_false(tmp_path, call, options):
+    """progress='abc' was taken as True, transparent='', stats=0 and resume='' as False (not
+    given), jitter='no' said "must be true or false" (a file's words): hf.render and hf.still
+    take True or False (NumPy's too), else the line hf.motion_blur's linear_light says."""
+    out = tmp_path / "x.mp4"
+    with pytest.raises(hf.InputError) as info:
+        call(BAR, *[out] * (call is hf.render), size=(16, 8), samples=1, duration=0.1,
+             **options)
+    [(key, value)] = options.items()
+    assert str(info.value) == f"{key}={value!r} must be True or False"
+    assert isinstance(info.value, TypeError) and not out.exists()
+    stats = hf.render(BAR, out, size=(16, 8), samples=1, duration=0.2, progress=np.False_,
+                      stats=np.False_, resume=False, jitter=np.True_)
+    assert stats.frames_written == 6
+
+
 GIF_MUXER = "(ffmpeg: gif muxer supports only codec gif for type video)"
 MEMORY = (r"1920x1080 with 4096 sub-frames per output frame needs [\d.]+ GiB \([\d.]+ GiB for 2 "
           r"hyperframe slots of 4096 sub-frames and 0.2 GiB to draw, fuse and encode each "
