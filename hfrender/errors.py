@@ -243,6 +243,13 @@ def spelling() -> Spelling:
     return _SPELLING.get()
 
 
+def output_said(output: object, what: str | None = None) -> str:
+    """An output as a line names it: after ``what`` (``--summary``, a jobs file's ``output``)
+    where given, else as :func:`spelling` says it, ``-o out.mp4`` to a command and
+    ``output='out.mp4'`` to hf.render (was ``-o`` to both)."""
+    return f"{what} {output}" if what is not None else spelling().said("output", str(output))
+
+
 @contextmanager
 def spelt(spell: Spelling) -> Iterator[None]:
     """Messages made inside name settings as ``spell`` does (:func:`spelling`)."""

@@ -179,7 +179,8 @@ def test_an_output_there_is_replaced_if_hfrenders_own_else_kept(tmp_path):
     with pytest.raises(hf.InputError) as info:
         hf.render(BAR, out, size=(64, 16), duration=0.1, samples=1)
     assert str(info.value) == (
-        f"-o {out}: a file is there that hfrender did not write (or an older hfrender did, "
+        f"output={str(out)!r}: a file is there that hfrender did not write (or an older "
+        "hfrender did, "  # (was -o, the command's flag)
         "before it marked its outputs); hfrender replaces only its own: remove it, or write to "
         "another name")
     assert out.read_bytes() == b"the user's own video"

@@ -219,6 +219,34 @@ FIT = f"(at most {int((0.8 * 8 * 2**30 - 100 * 1920 * 1080) // (2 * 4 * 1920 * 1
      "pix_fmt='yuv444p', or write a PNG sequence (output='frames/%05d.png')",
      "size 15x9: libx264 video in yuv420p needs an even width and height; use 14x8, or "
      "--pix-fmt yuv444p, or write a PNG sequence (-o frames/%05d.png)"),
+    # (were the flags to a caller: "--bit-depth 8: -o x.mp4 is a video ... (e.g. --pix-fmt
+    # yuv420p10le)", "--pix-fmt abc: ...", "--keep-samples .: ...", "-o abc is a folder")
+    ("x.mp4", {"bit_depth": 8}, ["--bit-depth", "8"],
+     "bit_depth=8: output='x.mp4' is a video, whose encoder's pixel format decides (e.g. "
+     "pix_fmt='yuv420p10le'); bit_depth is for PNG (8, 16) and EXR (16, 32) outputs",
+     "--bit-depth 8: -o x.mp4 is a video, whose encoder's pixel format decides (e.g. "
+     "--pix-fmt yuv420p10le); --bit-depth is for PNG (8, 16) and EXR (16, 32) outputs"),
+    ("x.png", {"bit_depth": 32}, ["--bit-depth", "32"],
+     "bit_depth=32: PNG frames are 8 or 16 bits", "--bit-depth 32: PNG frames are 8 or 16 bits"),
+    ("x.mp4", {"pix_fmt": "abc"}, ["--pix-fmt", "abc"],
+     "pix_fmt='abc': libx264 takes yuv420p, yuvj420p, yuv422p, yuvj422p, yuv444p, yuvj444p, "
+     "nv12, nv16, nv21, yuv420p10le, yuv422p10le, yuv444p10le, nv20le, gray, gray10le",
+     "--pix-fmt abc: libx264 takes yuv420p, yuvj420p, yuv422p, yuvj422p, yuv444p, yuvj444p, "
+     "nv12, nv16, nv21, yuv420p10le, yuv422p10le, yuv444p10le, nv20le, gray, gray10le"),
+    ("x.mp4", {"crf": 60}, ["--crf", "60"], "crf=60: libx264 takes a CRF from 0 to 51 (lower "
+     "is better quality)", "--crf 60: libx264 takes a CRF from 0 to 51 (lower is better "
+     "quality)"),
+    ("x.webm", {"preset": "slow"}, ["--preset", "slow"], "preset='slow': libvpx-vp9 has no "
+     "presets; leave preset out", "--preset slow: libvpx-vp9 has no presets; leave --preset "
+     "out"),
+    ("x.mp4", {"keep_samples": "full"}, ["--keep-samples", "full"],
+     "keep_samples='full': the folder is not empty and holds no sample store; give a new or "
+     "empty folder",
+     "--keep-samples full: the folder is not empty and holds no sample store; give a new or "
+     "empty folder"),
+    ("full", {}, [], "output='full' is a folder; for frames in it, give a pattern: "
+     "output='full/%05d.png'", "-o full is a folder; for frames in it, give a pattern: "
+     "full/%05d.png"),
     # what to lower where memory is short (were the flags to a caller), and a granularity
     # (was the keyword to the command)
     ("x.mp4", {"samples": 4096, "size": (1920, 1080), "backend": "cpu"},
@@ -244,6 +272,8 @@ def test_encoder_size_and_memory_lines_name_settings_as_each_caller_gave_them(
         return line if "GiB" in line else re.escape(line)
 
     monkeypatch.chdir(tmp_path)
+    (tmp_path / "full").mkdir()  # a folder of the user's
+    (tmp_path / "full" / "notes.txt").write_text("the user's")
     monkeypatch.setattr("hfrender.hyperframe.builder.free_memory_bytes", lambda: 8 * 2**30)
     with pytest.raises(hf.InputError) as info:
         hf.render(BAR, output, **{"size": (16, 8), **options})
@@ -251,7 +281,8 @@ def test_encoder_size_and_memory_lines_name_settings_as_each_caller_gave_them(
     assert main(["render", BAR, "-o", output, "--size", "16x8", *flags]) == 2
     err = capsys.readouterr().err
     assert re.fullmatch(f"hfrender: error: {pattern(flagged)}\n", err), err
-    assert not (tmp_path / output).exists()
+    assert not (tmp_path / output).is_file()
+    assert [f.name for f in (tmp_path / "full").iterdir()] == ["notes.txt"]
 
 
 def test_a_projects_codec_is_left_out_of_a_gif_by_a_call_as_by_the_command(tmp_path,

@@ -24,6 +24,7 @@ import numpy as np
 from hfrender.backends.cpu.color import Transfer
 from hfrender.color import ENCODE_INDEX_MAX, decode_table, encode8_table, straight_alpha
 from hfrender.config import ConfigError
+from hfrender.errors import output_said, spelling
 from hfrender.scene import Scene, ShaderScene, past_white
 from hfrender.scene.ready import looked_at
 
@@ -64,8 +65,9 @@ def output_dtype(output: str, bit_depth: int | None, deep: bool = False,
     """The dtype of a render's finished frames (or a still's picture): uint8, uint16
     (16-bit PNG; a video whose encoder writes more than 8 bits, ``deep``), float16 or
     float32 (EXR); ``--bit-depth`` for a video is refused in one line, naming a pixel
-    format of more than 8 bits that its encoder (``codec``; ``alpha``: kept) takes."""
-    suffix = Path(output).suffix.lower()
+    format of more than 8 bits that its encoder (``codec``; ``alpha``: kept) takes, each
+    setting named as :func:`~hfrender.errors.spelling` says (``bit_depth=8`` to hf.render)."""
+    suffix, spell = Path(output).suffix.lower(), spelling()  # (hf.render's: bit_depth=8)
     if suffix not in DEPTHS:  # (a single PNG or EXR: hfrender still's)
         if bit_depth is not None:  # (a GIF was told of --pix-fmt, which it refuses)
             from hfrender.io.encoding import deeper_format
@@ -73,14 +75,15 @@ def output_dtype(output: str, bit_depth: int | None, deep: bool = False,
             what = ("a GIF: 8 bits, a palette of 256 colours" if suffix == ".gif" else
                     "a video, whose encoder's pixel format decides "
                     f"({deeper_format(output, codec, alpha)})")
-            raise ConfigError(f"--bit-depth {bit_depth}: -o {output} is {what}; "
-                              "--bit-depth is for PNG (8, 16) and EXR (16, 32) outputs")
+            raise ConfigError(f"{spell.said('bit_depth', bit_depth)}: {output_said(output)} "
+                              f"is {what}; {spell.name('bit_depth')} is for PNG (8, 16) and EXR "
+                              "(16, 32) outputs")
         return np.dtype(np.uint16 if deep else np.uint8)
     allowed = DEPTHS[suffix]
     depth = allowed[0] if bit_depth is None else bit_depth
     if depth not in allowed:
-        raise ConfigError(f"--bit-depth {bit_depth}: {suffix[1:].upper()} frames are "
-                          f"{' or '.join(map(str, allowed))} bits")
+        raise ConfigError(f"{spell.said('bit_depth', bit_depth)}: {suffix[1:].upper()} frames "
+                          f"are {' or '.join(map(str, allowed))} bits")
     if suffix == ".exr":
         from hfrender.io.images import check_exr
 

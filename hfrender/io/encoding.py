@@ -253,10 +253,11 @@ def deeper_format(output: str, codec: str | None, alpha: bool = False) -> str:
     chosen = chosen_encoder(output, codec, alpha)
     takes = encoder_info(chosen).pix_fmts if chosen else ()
     if not takes or "yuv420p10le" in takes:
-        return "e.g. --pix-fmt yuv420p10le"
+        return f"e.g. {spelling().said('pix_fmt', 'yuv420p10le')}"
     deep = [f for f in takes if pix_fmt_facts(f)[1]]
     fmt = next((f for f in deep if pix_fmt_facts(f)[0] == alpha), deep[0] if deep else None)
-    return f"e.g. --pix-fmt {fmt}" if fmt else f"{chosen}'s are 8 bits a channel"
+    return f"e.g. {spelling().said('pix_fmt', fmt)}" if fmt else \
+        f"{chosen}'s are 8 bits a channel"
 
 
 def _pictures(output: str) -> bool:
@@ -293,36 +294,40 @@ def check_encoding(output: str, codec: str | None, encoding: Encoding | None) ->
     if encoding.preset is not None:
         _check_preset(chosen, info, encoding.preset)
     if encoding.pix_fmt is not None and info.pix_fmts and encoding.pix_fmt not in info.pix_fmts:
-        raise EncodingError(f"--pix-fmt {encoding.pix_fmt}: {chosen} takes "
-                            f"{', '.join(info.pix_fmts)}")
+        raise EncodingError(f"{spelling().said('pix_fmt', encoding.pix_fmt)}: {chosen} "
+                            f"takes {', '.join(info.pix_fmts)}")  # (was --pix-fmt to hf.render)
 
 
 def _check_crf(codec: str, info: EncoderInfo, crf: int) -> None:
     if "crf" not in info.options:
-        raise EncodingError(f"--crf {crf}: {codec} has no CRF (constant quality) setting; "
-                            "use --bitrate RATE, or leave --crf out")
+        said = spelling()  # (the command's flags, hf.render's keywords: were the flags)
+        raise EncodingError(f"{said.said('crf', crf)}: {codec} has no CRF (constant quality) "
+                            f"setting; use {said.form('bitrate', 'RATE')}, or leave "
+                            f"{said.name('crf')} out")
     _, low, high = info.options["crf"][:3]
     low = max(0, int(low or 0))
     high = X264_CRF_MAX if codec in ("libx264", "libx264rgb", "libx265") or high is None \
         else int(high)
     if not low <= crf <= high:
-        raise EncodingError(f"--crf {crf}: {codec} takes a CRF from {low} to {high} (lower "
-                            "is better quality)")
+        raise EncodingError(f"{spelling().said('crf', crf)}: {codec} takes a CRF from {low} "
+                            f"to {high} (lower is better quality)")
 
 
 def _check_preset(codec: str, info: EncoderInfo, preset: str) -> None:
     if "preset" not in info.options:
-        raise EncodingError(f"--preset {preset}: {codec} has no presets; leave --preset out")
+        raise EncodingError(f"{spelling().said('preset', preset)}: {codec} has no presets; "
+                            f"leave {spelling().name('preset')} out")
     kind, low, high, names = info.options["preset"]
     if codec in ("libx264", "libx264rgb", "libx265"):
         names = list(X264_PRESETS)
     if names:
         if preset not in names:
-            raise EncodingError(f"--preset {preset}: {codec} presets are {', '.join(names)}")
+            raise EncodingError(f"{spelling().said('preset', preset)}: {codec} presets are "
+                                f"{', '.join(names)}")
     elif kind == "int" and low is not None and high is not None:
         if not (re.fullmatch(r"-?\d+", preset) and low <= int(preset) <= high):
-            raise EncodingError(f"--preset {preset}: {codec} presets are the integers "
-                                f"{low:g} to {high:g}")
+            raise EncodingError(f"{spelling().said('preset', preset)}: {codec} presets are "
+                                f"the integers {low:g} to {high:g}")
 
 
 RGB_CODECS = ("gif", "png", "qtrle", "bmp", "tiff", "libx264rgb")  # no chroma planes

@@ -15,7 +15,7 @@ import threading
 from collections.abc import Callable
 from pathlib import Path
 
-from hfrender.errors import pastable
+from hfrender.errors import output_said, pastable
 from hfrender.io.durable import sync_all, sync_file, sync_folder
 from hfrender.io.partial_record import mark_partial, ours, record_of, recorded_frames
 from hfrender.io.sequence_commit import commit_sequence
@@ -55,7 +55,7 @@ def partial_name(output: str) -> str:
     return str(out.with_name(f"{out.stem}.partial{out.suffix}"))
 
 
-def check_partial_free(output: str, what: str = "-o") -> None:
+def check_partial_free(output: str, what: str | None = None) -> None:
     """Where an interrupted run of ``output`` would keep its frames (:func:`partial_name`)
     holds no file but hfrender's own: a file of that name that is not (a user's, another
     job's output) is one line, before any work, never written over."""
@@ -64,10 +64,10 @@ def check_partial_free(output: str, what: str = "-o") -> None:
     check_work_names(output, what)  # (its hidden folders and files: removed unsaid before)
     partial = Path(partial_name(output))
     if not is_sequence(output) and partial.exists() and not ours(partial):
-        raise WriterError(f"{what} {output}: {partial} exists and is not a partial output "
-                          "this hfrender wrote, but an interrupted run would keep its frames "
-                          "there: move it, or write to another name (an older hfrender's "
-                          "partial output can be deleted)")
+        raise WriterError(f"{output_said(output, what)}: {partial} exists and is not a "
+                          "partial output this hfrender wrote, but an interrupted run would "
+                          "keep its frames there: move it, or write to another name (an older "
+                          "hfrender's partial output can be deleted)")
 
 
 def ours_partial(output: str) -> Path | None:
@@ -267,7 +267,7 @@ def take_back(made: Path | None) -> None:
             pass
 
 
-def check_writable(output: str, what: str = "-o") -> None:
+def check_writable(output: str, what: str | None = None) -> None:
     """Can a file be made where ``output`` goes? One line naming the folder and why not
     (a read-only folder or mount, /proc, a missing folder, a folder where the file goes),
     before any work is done."""
@@ -280,9 +280,9 @@ def check_writable(output: str, what: str = "-o") -> None:
     if not folder.is_dir():  # was: an internal error (FileExistsError) once the work began
         why = (f"it is a link to {os.readlink(folder)}, which does not exist"
                if folder.is_symlink() and not folder.exists() else "it is a file")
-        raise WriterError(f"{what} {output}: cannot make folder {folder}: {why}")
+        raise WriterError(f"{output_said(output, what)}: cannot make folder {folder}: {why}")
     if refused := cannot_make(Path(temporary(output)).parent):  # (through links)
-        raise WriterError(f"{what} {output}: cannot write in {refused}")
+        raise WriterError(f"{output_said(output, what)}: cannot write in {refused}")
 
 
 def cannot_make(folder: Path) -> str | None:
@@ -303,7 +303,7 @@ def cannot_make(folder: Path) -> str | None:
     return None
 
 
-def _names_fit(output: str, what: str, folder: Path) -> None:
+def _names_fit(output: str, what: str | None, folder: Path) -> None:
     """The names hfrender writes beside ``output`` (the longest: ``.NAME.partial.EXT``'s
     record, ``.NAME.partial.EXT.hfrender``) fit the file system's limits, checked before
     any work (was: an internal error, "File name too long", once frames were made)."""
@@ -311,12 +311,12 @@ def _names_fit(output: str, what: str, folder: Path) -> None:
     name_max, path_max = _limit(folder, "PC_NAME_MAX", 255), _limit(folder, "PC_PATH_MAX", 4096)
     too_long = [part for part in Path(longest).parts if len(os.fsencode(part)) > name_max]
     if too_long:
-        raise WriterError(f"{what} {output}: the name is too long: hfrender writes "
+        raise WriterError(f"{output_said(output, what)}: the name is too long: hfrender writes "
                           f"{Path(too_long[-1]).name[:24]}... ({len(os.fsencode(too_long[-1]))} "
                           f"bytes) beside it, past this file system's {name_max}; give a "
                           "shorter name")
     if len(os.fsencode(longest)) >= path_max:
-        raise WriterError(f"{what} {output}: the path is too long: hfrender writes "
+        raise WriterError(f"{output_said(output, what)}: the path is too long: hfrender writes "
                           f"{len(os.fsencode(longest))} bytes' paths beside it, past this "
                           f"system's {path_max - 1}; give a shorter one")
 

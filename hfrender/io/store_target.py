@@ -8,6 +8,7 @@ import json
 import logging
 from pathlib import Path
 
+from hfrender.errors import spelling
 from hfrender.io.outputs import cannot_make, partial_name
 from hfrender.io.sequence_names import is_sequence, pattern_files
 from hfrender.io.store_manifest import CHUNK_FILE, MANIFEST, MARKER, StoreError, partial_dir
@@ -20,39 +21,40 @@ def check_target(path: str | Path, output: str | None = None) -> None:
     new one is complete), with no ``DIR.partial`` of anyone else's beside it, and not
     around ``output`` (replacing the store would take the output with it); anything else
     is refused before any work."""
-    p = Path(path)
+    p, spell = Path(path), spelling()  # named as the command's flag, hf.render's keyword
+    named = spell.said("keep_samples", p if spell.flags else str(path))  # (was the flag)
     if p.name.endswith(".partial"):  # (was: kept, then refused by reexpose as one unfinished)
-        raise StoreError(f"--keep-samples {p}: a name ending .partial is a store's while it is "
+        raise StoreError(f"{named}: a name ending .partial is a store's while it is "
                          f"written; give another (e.g. {p.with_name(p.stem + '.samples')})")
     if p.exists() and not p.is_dir():
-        raise StoreError(f"--keep-samples {p}: a file is there; give a folder for the store")
+        raise StoreError(f"{named}: a file is there; give a folder for the store")
     if p.is_dir() and any(p.iterdir()) and not (p / MANIFEST).is_file():
-        raise StoreError(f"--keep-samples {p}: the folder is not empty and holds no sample "
+        raise StoreError(f"{named}: the folder is not empty and holds no sample "
                          "store; give a new or empty folder")
     others = sorted(f.name for f in p.iterdir() if not _ours(f.name)) if p.is_dir() else []
     if others:
-        raise StoreError(f"--keep-samples {p}: the store holds {others[0]}"
+        raise StoreError(f"{named}: the store holds {others[0]}"
                          f"{f' and {len(others) - 1} more' if len(others) > 1 else ''}, which "
                          "replacing the store would delete; move it out, or give another folder")
     tmp = partial_dir(p)
     if tmp.exists() and not (tmp.is_dir() and (tmp / MARKER).is_file()):
-        raise StoreError(f"--keep-samples {p}: {tmp} is there and is not an interrupted "
+        raise StoreError(f"{named}: {tmp} is there and is not an interrupted "
                          "sample store of hfrender's; move it, or give another folder")
     if output is not None and p.resolve() in Path(output).resolve().parents:
-        raise StoreError(f"--keep-samples {p}: the output {output} would be inside the "
+        raise StoreError(f"{named}: the output {output} would be inside the "
                          "store; keep the store beside the output, not around it")
     what = _one_of_the_outputs(p, output) if output is not None else None
     if what is not None:
-        raise StoreError(f"--keep-samples {p}: that is where {what} goes; give the store a "
+        raise StoreError(f"{named}: that is where {what} goes; give the store a "
                          f"folder of its own (e.g. {Path(output).parent / 'render.samples'})")
     parent = p.resolve().parent
     while not parent.exists() and parent != parent.parent:  # made with the store
         parent = parent.parent
     if not parent.is_dir():
-        raise StoreError(f"--keep-samples {p}: {parent} is a file, not a folder")
+        raise StoreError(f"{named}: {parent} is a file, not a folder")
     if refused := cannot_make(parent):  # (was: os.access, which let root through to /proc:
         # an internal error once the render began, a trial; and no reason said)
-        raise StoreError(f"--keep-samples {p}: cannot write in {refused}")
+        raise StoreError(f"{named}: cannot write in {refused}")
 
 
 def warn_replacing(path: str | Path) -> None:
@@ -63,8 +65,10 @@ def warn_replacing(path: str | Path) -> None:
         held = f"{meta['subframes']} sub-frames of {Path(meta['settings']['scene']).name}"
     except (OSError, ValueError, TypeError, KeyError):
         return  # no store there (or not one to read: check_target refuses what it must)
-    log.warning("--keep-samples %s: the store there (%s) is replaced once this render "
-                "completes; give another folder to keep it", path, held)
+    spell = spelling()
+    log.warning("%s: the store there (%s) is replaced once this render completes; give "
+                "another folder to keep it", spell.said("keep_samples", path if spell.flags
+                                                        else str(path)), held)
 
 
 def _ours(name: str) -> bool:

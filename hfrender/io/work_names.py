@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+from hfrender.errors import output_said
 from hfrender.io.frame_marks import SOFTWARE, written_by_hfrender
 from hfrender.io.join import JOIN_LIST
 from hfrender.io.outputs import partial_name, temporary
@@ -37,7 +38,7 @@ def work_names(output: str) -> list[Path]:
             final.with_name(f".{final.name}.joining{final.suffix}")]
 
 
-def check_work_names(output: str, what: str = "-o") -> None:
+def check_work_names(output: str, what: str | None = None) -> None:
     """Each of ``output``'s work names (:func:`work_names`) that is there is hfrender's, and
     so is a file at ``output`` itself (:func:`check_not_foreign`): else one line, before
     any work."""
@@ -47,13 +48,14 @@ def check_work_names(output: str, what: str = "-o") -> None:
     if frames is not None and folder.is_dir():  # a folder at a frame's name (was: found
         for entry in folder.iterdir():  # once the whole render was done, a trial)
             if entry.is_dir() and frames.match(entry.name):
-                raise WriterError(f"{what} {output}: {entry} is a folder, where a frame of "
-                                  "the sequence would go: move it, or write to another name")
+                raise WriterError(f"{output_said(output, what)}: {entry} is a folder, where "
+                                  "a frame of the sequence would go: move it, or write to "
+                                  "another name")
     for path in work_names(output):
         if (path.exists() or path.is_symlink()) and not _holds_ours(path, frames):
-            raise WriterError(f"{what} {output}: {path} is there and is not hfrender's, but "
-                              "hfrender keeps its work for this output under that name and "
-                              "would remove it: move it, or write to another name")
+            raise WriterError(f"{output_said(output, what)}: {path} is there and is not "
+                              "hfrender's, but hfrender keeps its work for this output under "
+                              "that name and would remove it: move it, or write to another name")
 
 
 def _holds_ours(path: Path, frames: re.Pattern | None) -> bool:
@@ -88,7 +90,7 @@ SPAN = 1 << 18  # where it is looked for: a file's first and last 256 KiB (MP4's
 # metadata, may be at either end; Matroska's tags near the start)
 
 
-def check_not_foreign(output: str, what: str = "-o") -> None:
+def check_not_foreign(output: str, what: str | None = None) -> None:
     """A file at ``output`` (a video, a still) that hfrender did not write is refused, not
     replaced (was: a user's own video, or picture, replaced without a word, a
     never-lose-work trial; a GIF too, since its comment marks it: was replaced, a trial)."""
@@ -103,9 +105,9 @@ def check_not_foreign(output: str, what: str = "-o") -> None:
     else:
         ours = _video_marked(path)
     if not ours:
-        raise WriterError(f"{what} {output}: a file is there that hfrender did not write (or "
-                          "an older hfrender did, before it marked its outputs); hfrender "
-                          "replaces only its own: remove it, or write to another name")
+        raise WriterError(f"{output_said(output, what)}: a file is there that hfrender did not "
+                          "write (or an older hfrender did, before it marked its outputs); "
+                          "hfrender replaces only its own: remove it, or write to another name")
 
 
 def _video_marked(path: Path) -> bool:

@@ -18,7 +18,7 @@ from typing import Any, Protocol
 
 import numpy as np
 
-from hfrender.errors import HFRenderError, InputError, about, nearest, spelling
+from hfrender.errors import HFRenderError, InputError, about, nearest, output_said, spelling
 from hfrender.io.ffmpeg import (
     VIDEO_SUFFIXES,
     Soundtrack,
@@ -67,13 +67,15 @@ def ffmpeg_encoders(kinds: str = "VAS") -> frozenset[str]:
     return frozenset(names)
 
 
-def folder_output(path: str, what: str = "-o") -> str:
-    """The line for an output ``path`` that is an existing folder."""
+def folder_output(path: str, what: str | None = None) -> str:
+    """The line for an output ``path`` that is an existing folder (``what``: as
+    :func:`hfrender.errors.output_said`)."""
     if not Path(path).suffix:  # meant for frames in it
-        return f"{what} {path} is a folder; for frames in it, give a pattern: " \
-            f"{Path(path) / '%05d.png'}"
-    return (f"{what} {path} is a folder, which the output cannot replace: name another file, "
-            "or move the folder away")
+        pattern = str(Path(path) / "%05d.png")
+        return f"{output_said(path, what)} is a folder; for frames in it, give a pattern: " \
+            f"{pattern if what is not None or spelling().flags else output_said(pattern)}"
+    return (f"{output_said(path, what)} is a folder, which the output cannot replace: name "
+            "another file, or move the folder away")
 
 
 def _unknown_type(path: str, suffix: str, exr: bool, each: str | None = None) -> str:
