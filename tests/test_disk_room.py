@@ -107,3 +107,26 @@ def test_fx_to_a_sequence_is_checked_too(free, tmp_path, capsys):
         f"16x8 PNG takes on this disk); 10.0 KB free in {tmp_path / 'out'}/: use a video "
         "output, or free space\n")
     assert not list(tmp_path.glob("out/*.png"))
+
+
+def test_a_network_disks_large_block_is_not_taken_for_each_frames_least(monkeypatch,
+                                                                        tmp_path):
+    """NFS reports its wsize (often 1 MiB) as the block, CephFS 4 MiB, though a small
+    file takes no such room there: 18000 frames of 640x360 with 10 GB free were refused
+    ("need at least 18.9 GB (1.0 MB each ...)"). ``_disk`` itself is fed the block."""
+    import collections
+    import os
+    import shutil
+
+    usage = collections.namedtuple("usage", "total used free")
+    room = {"free": 10 * 10**9}
+    monkeypatch.setattr(shutil, "disk_usage", lambda p: usage(10**12, 0, room["free"]))
+    monkeypatch.setattr(os, "statvfs", lambda p: os.statvfs_result((2**20,) * 11),
+                        raising=False)
+    out = tmp_path / "f" / "%05d.png"
+    check_room(str(out), 18000, (640, 360), 3, 1)  # (no error: 18000 x 4 KB at most)
+    room["free"] = 50 * MB  # a refusal counts a 4 KB block at most
+    with pytest.raises(HFRenderError) as info:
+        check_room(str(out), 18000, (640, 360), 3, 1)
+    assert str(info.value).startswith(f"-o {out}: 18000 frames need at least 73.7 MB (4.1 KB "
+                                      "each, the least a 640x360 PNG takes on this disk); ")

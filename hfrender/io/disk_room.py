@@ -2,8 +2,8 @@
 first frame is drawn (was: ``-o f/%05d.png --duration 600``, 18,000 frames, started without
 a word about the disk, a trial). A PNG's or EXR's size depends on its picture, so the check
 is rough: refused where even the least a frame can take does not fit (one block of the
-disk, or its pixels at deflate's best, 1032:1), warned of where busy frames would not. A
-video is not checked (its size is the encoder's)."""
+disk, 4 KB at most, or its pixels at deflate's best, 1032:1), warned of where busy frames
+would not. A video is not checked (its size is the encoder's)."""
 
 from __future__ import annotations
 
@@ -21,6 +21,10 @@ log = logging.getLogger(__name__)
 
 DEFLATE_MOST = 1032  # the most zlib's deflate packs (one byte repeated): PNG's and EXR ZIP's
 HEADER = 100  # bytes of a file's header and chunks beside its pixels, at least
+# the most of a disk's block a refusal counts for each file: a local disk's (4 KB); a
+# network one reports its transfer size (NFS's wsize, often 1 MiB; CephFS 4 MiB) though a
+# small file takes no such room there (was: 18000 640x360 frames "need at least 18.9 GB")
+BLOCK_MOST = 4096
 # raw bytes per file byte (EXR, bytes a sample) -> (a plain picture's, a busy one's),
 # measured at 640x360: shapes.py (flat colours) 34:1 as an 8-bit PNG, 23 16-bit, 19 half
 # EXR, 10 float; plasma.frag (soft noise over the whole frame) 5.3, 3.6, 2.5 and 1.05
@@ -44,6 +48,7 @@ def check_room(output: str, frames: int, size: tuple[int, int], channels: float,
         return
     folder = Path(output).parent
     free, block = _disk(folder)
+    block = min(block, BLOCK_MOST)
     exr = output.lower().endswith(".exr")
     raw = size[0] * size[1] * channels * sample_bytes
     least = math.ceil((raw / DEFLATE_MOST + HEADER) / block) * block
