@@ -158,25 +158,36 @@ def _joined(names: list[str]) -> str:
     return names[0] if len(names) == 1 else f"{', '.join(names[:-1])} and {names[-1]}"
 
 
+def _alike(said: str) -> str:
+    """A line about a value as a render job's and an fx job's say it alike: the value not
+    quoted (``--backend '0'``) and "is not a backend; choose one of" as "must be one of"."""
+    said = re.sub(r"^(-*[\w-]+ )'([^'\s]+)'", r"\1\2", said)
+    return re.sub(r" is not an? [\w -]+?; choose one of ", " must be one of ", said)
+
+
 def said_once(errors: list[InputError]) -> list[InputError]:
-    """``errors`` with the lines of one shared value (the same place, the same key) said
-    once, naming every job it fails (``on the command line, for jobs 'a' and 'b': --samples
-    0 must be ...``; was a line a job, in the render's and the fx's words)."""
-    shared: dict[tuple[str, str], tuple[int, list[str], str]] = {}
+    """``errors`` with the lines of one shared value that say the same (the same place, the
+    same words but the render's and the fx's: :func:`_alike`) said once, naming every job
+    it fails (``on the command line, for jobs 'a' and 'b': --samples 0 must be ...``; was a
+    line a job); where jobs refuse it otherwise (another fps, another codec's hint), a line
+    each (was: the first job's for all). A line of one job is its own error, as raised."""
+    shared: dict[tuple[str, str], tuple[int, list[str], list[InputError], str]] = {}
     out: list[InputError | None] = []
     for exc in errors:
         m = _SHARED.fullmatch(str(exc))
         if m is None:
             out.append(exc)
             continue
-        where, said = m["where"], m["said"]
-        key = (where, "" if where.startswith("--") else re.split(r"[ =:]", said)[0])
+        key = (m["where"], _alike(m["said"]))
         if key in shared:
             shared[key][1].append(m["job"])
+            shared[key][2].append(exc)
             continue
-        shared[key] = (len(out), [m["job"]], said)
+        shared[key] = (len(out), [m["job"]], [exc], m["said"])
         out.append(None)
-    for (where, _), (at, jobs, said) in shared.items():
-        s = "s" if len(jobs) > 1 else ""
-        out[at] = InputError(f"{where}, for job{s} {_joined(jobs)}: {said}")
+    for (where, _), (at, jobs, excs, said) in shared.items():
+        kinds = {type(e) for e in excs}  # (one: its own class, ConfigError, ...)
+        kind = kinds.pop() if len(kinds) == 1 else InputError
+        out[at] = excs[0] if len(excs) == 1 else kind(f"{where}, for jobs {_joined(jobs)}: "
+                                                      f"{said}")
     return [e for e in out if e is not None]
