@@ -213,6 +213,42 @@ def _is_tty(stream) -> bool:
     return bool(isatty and isatty())
 
 
+def _scene_lines(console, streams: tuple[str, ...]) -> list:
+    """``sys.stdout``/``sys.stderr`` (``streams``) written above the bar while it shows, a
+    line each, as rich's own redirect writes them, but for the text left without a newline
+    when the scene flushes or the bar stops: written as text too (rich's own flush read it
+    as markup: "vals [a, b]" showed as "vals ", "50% [/b] done" not at all); the proxies,
+    for :func:`_scene_lines_end`."""
+    from rich.file_proxy import FileProxy
+
+    class SceneLines(FileProxy):
+        pending = ""  # (a class attribute: FileProxy hands unknown names to its file)
+
+        def write(self, text: str) -> int:
+            self.pending = (self.pending + text).rpartition("\n")[2]
+            return super().write(text)
+
+        def flush(self) -> None:
+            if self.pending:  # a line as write says it: rich.text.Text, never markup
+                self.pending = ""
+                super().write("\n")
+
+    proxies = []
+    for name in streams:
+        proxies.append((name, SceneLines(console, getattr(sys, name))))
+        setattr(sys, name, proxies[-1][1])
+    return proxies
+
+
+def _scene_lines_end(proxies: list) -> None:
+    """The scene's text left without a newline written, and its streams given back."""
+    for name, proxy in proxies:
+        proxy.flush()
+        if getattr(sys, name) is proxy:  # (else the scene set its own: left as it is)
+            setattr(sys, name, proxy.rich_proxied_file)
+    proxies.clear()
+
+
 def _has_widgets() -> bool:
     """Whether rich can draw its bar in a notebook (it does so in an ipywidgets Output)."""
     import importlib.util
@@ -253,20 +289,23 @@ def progress_bar(quiet: bool, label: str = "rendering",
     bar = Progress(TextColumn(label), BarColumn(), MofNCompleteColumn(),
                    TextColumn("{task.fields[rate]}"), TextColumn("{task.fields[left]}"),
                    TimeElapsedColumn(), TextColumn("{task.fields[more]}"), transient=True,
-                   redirect_stdout=_is_tty(sys.stdout), console=console)
+                   redirect_stdout=False, redirect_stderr=False, console=console)
     task = bar.add_task("render", total=None, rate="", left="", more="")
     state: dict = {}
+    streams = ("stdout", "stderr") if _is_tty(sys.stdout) else ("stderr",)
 
     def update(done: int, total: int) -> None:
         if not state:  # a resumed run's kept frames: not counted in rich's speed either
             bar.reset(task, total=total, completed=done)
             bar.start()
+            state["lines"] = _scene_lines(console, streams)
         now = time.perf_counter()
         bar.update(task, completed=done, total=total, rate=rate_text(state, done, now),
                    left=left_text(state, done, total, now), more=more() if more else "")
 
     def stop() -> None:
         if state:
+            _scene_lines_end(state["lines"])
             bar.stop()  # shows the cursor again, also after an error
             state.clear()
 

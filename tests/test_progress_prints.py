@@ -46,3 +46,26 @@ def test_prints_into_a_file_stay_there_while_the_terminal_shows_the_bar(monkeypa
     _bar_with_prints(monkeypatch, log, screen)
     assert log.getvalue() == "t=0.004\nt=0.271\n"
     assert "t=0" not in screen.getvalue() and "7/300" in screen.getvalue()
+
+
+def test_a_print_left_without_a_newline_keeps_its_brackets(monkeypatch):
+    """A scene's text still pending when the bar stops (or flushed by the scene) was
+    written by rich as markup: "vals [a, b]" showed as "vals ", "50% [/b] done" not at
+    all (an error: closing tag with nothing open)."""
+    for flush in (False, True):
+        screen = _Terminal()
+        monkeypatch.delenv("TTY_COMPATIBLE", raising=False)
+        monkeypatch.setattr(sys, "stdout", screen)
+        monkeypatch.setattr(sys, "stderr", screen)
+        update, finish = progress.progress_bar(False)
+        update(0, 300)
+        print("vals [a, b]", end="", flush=flush)
+        update(7, 300)
+        print("50% [/b] done", end="", flush=flush)
+        sys.stderr.write("err [x]")  # (stderr: the same)
+        finish()
+        lines = _screen_lines(screen.getvalue())
+        said = ["vals [a, b]", "50% [/b] done"] if flush else ["vals [a, b]50% [/b] done"]
+        said.append("err [x]")
+        assert [line for line in lines if line in said] == said, (flush, lines)
+        assert sys.stdout is screen and sys.stderr is screen
