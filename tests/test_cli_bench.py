@@ -99,8 +99,11 @@ def test_bench_rejects_bad_lists(capsys):
     (["--workers", "2"], "--workers 2: bench tries its own: give --grid-workers"),
     # was: the grid's header printed, then "-o bench.mp4 is a video" (bench has no -o)
     (["--bit-depth", "16"], "--bit-depth 16: bench discards its frames, no file is written"),
-    (["--repeats", "0"], "--repeats 0 must be an integer >= 1"),  # was: an internal error
-    (["--repeats", "-2"], "--repeats -2 must be an integer >= 1"),
+    # was: an internal error; then "must be an integer >= 1", beside 101's "from 1 to 100"
+    (["--repeats", "0"], "--repeats 0 must be an integer from 1 to 100 (runs per cell, the "
+     "best kept)\n"),
+    (["--repeats", "-2"], "--repeats -2 must be an integer from 1 to 100 (runs per cell, "
+     "the best kept)\n"),
     (["--frames", "0"], "--frames 0 must be an integer >= 1"),
     # was: taken, and the grid ran its first cell 10**12 times (a sweep's only hang)
     (["--repeats", "1000000000000"], "--repeats 1000000000000 must be an integer from 1 to "

@@ -78,7 +78,8 @@ def test_still_numeric_flag_given_a_word(tmp_path, capsys, flags, said):
 
 @pytest.mark.parametrize("flags, said", [
     (["--frames", "x"], "--frames x must be an integer >= 1"),
-    (["--repeats", "1.5"], "--repeats 1.5 must be an integer >= 1"),
+    (["--repeats", "1.5"], "--repeats 1.5 must be an integer from 1 to 100 (runs per cell, "
+     "the best kept)"),
     (["--shutter", "x"], "--shutter x must be a finite number > 0 and <= 5760"),
 ])
 def test_bench_numeric_flag_given_a_word(capsys, flags, said):

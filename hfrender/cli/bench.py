@@ -44,11 +44,11 @@ def cmd_bench(args: argparse.Namespace) -> int:
     bar, args.quiet = not args.quiet, True  # -q: no bar (the cells render quietly anyway)
     config = _config_from(args)
     check_scene_path(args.file)
-    for name in ("frames", "repeats"):
-        value = getattr(args, name)  # (a word: the text, cli.options.number)
-        if not isinstance(value, int) or value < 1:
-            raise ConfigError(f"--{name} {getattr(args, name)} must be an integer >= 1")
-    if args.repeats > MAX_REPEATS:  # (was: taken, a grid that never ends)
+    # a word: the text (cli.options.number); --repeats past the top was taken (a grid that
+    # never ends), and below 1 said "must be an integer >= 1": one flag, one line now
+    if not isinstance(args.frames, int) or args.frames < 1:
+        raise ConfigError(f"--frames {args.frames} must be an integer >= 1")
+    if not isinstance(args.repeats, int) or not 1 <= args.repeats <= MAX_REPEATS:
         raise ConfigError(f"--repeats {args.repeats} must be an integer from 1 to "
                           f"{MAX_REPEATS} (runs per cell, the best kept)")
     outputs = _int_list("outputs", args.outputs)
