@@ -130,3 +130,29 @@ def test_a_network_disks_large_block_is_not_taken_for_each_frames_least(monkeypa
         check_room(str(out), 18000, (640, 360), 3, 1)
     assert str(info.value).startswith(f"-o {out}: 18000 frames need at least 73.7 MB (4.1 KB "
                                       "each, the least a 640x360 PNG takes on this disk); ")
+
+
+def test_fx_weighs_the_depth_and_channels_it_writes(free, tmp_path, caplog):
+    """16-bit RGBA frames in, 16-bit RGBA PNGs out: fx's check took every frame as 8-bit
+    RGB (up to 1.2 KB a busy 64x32 frame where it writes up to 4.7 KB), so 13 KB free for
+    3 frames passed unsaid."""
+    import numpy as np
+
+    from hfrender.io.images import read_png, write_picture
+
+    (tmp_path / "in").mkdir()
+    rng = np.random.default_rng(5)
+    for i in range(3):
+        write_picture(tmp_path / "in" / f"{i:03d}.png",
+                      rng.integers(0, 65535, (32, 64, 4), dtype=np.uint16))
+    free(13_000)  # 3 x 4 KB blocks at least: taken
+    out = tmp_path / "out" / "%03d.png"
+    with caplog.at_level(logging.WARNING, "hfrender"):
+        assert main(["fx", str(tmp_path / "in" / "%03d.png"), "-o", str(out),
+                     "--motion-blur", "2", "-q"]) == 0
+    assert [r.getMessage() for r in caplog.records if r.name.endswith("disk_room")] == [
+        f"-o {out}: 3 frames may need up to about 14.0 KB (a 64x32 PNG frame takes about "
+        f"0.8 to 4.7 KB, by how busy its picture is); 13.0 KB free in {tmp_path / 'out'}/: "
+        "use a video output, or free space"]
+    written = read_png(tmp_path / "out" / "000.png")  # (what the figures are of)
+    assert written.dtype == np.uint16 and written.shape == (32, 64, 4)

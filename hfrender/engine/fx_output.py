@@ -19,6 +19,8 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
+import numpy as np
+
 import hfrender
 from hfrender.engine.fx_notes import frames_alone
 from hfrender.engine.fx_settings import FxSettings
@@ -29,7 +31,7 @@ from hfrender.io.ffmpeg import ALPHA_PIX_FMTS, holds_alpha
 from hfrender.io.footage import FootageError
 from hfrender.io.images import exr_kept
 from hfrender.io.picture_output import PictureWriter
-from hfrender.io.pixels import ALPHA, FLOAT
+from hfrender.io.pixels import ALPHA, FLOAT, RAW
 from hfrender.io.probe import soundtrack
 from hfrender.io.segments import (
     Manifest,
@@ -213,8 +215,8 @@ class FxOutput:
             self.stats.resumed_at = self.start
             resume.take_back(self.output)
         else:
-            check_room(self.output, self.stats.total, self.footage.size, 3,  # (was: unsaid)
-                       2 if self.output.lower().endswith(".exr") else 1, fewer=False)
+            check_room(self.output, self.stats.total, self.footage.size,  # (was: unsaid)
+                       *self._written_sample(), fewer=False)
             resume.begin_sequence(self.output, self.tmp,
                                   Manifest(self.settings(), self.stats.total, 1, 0))
         files = getattr(self.footage, "files", None)  # (was: an EXR's pixel aspect lost)
@@ -227,6 +229,14 @@ class FxOutput:
                             f" and {len(others) - 6} more" if len(others) > 6 else ""))
         self.writer = PngSequenceWriter(self.tmp, self.footage.size, first + self.start,
                                         self.start, kept)
+
+    def _written_sample(self) -> tuple[int, int]:
+        """(channels, bytes a sample) of the frames written: RGB or RGBA, 8 or 16 bits; an
+        EXR's floats as stored in the input's (was: always 8-bit RGB, a 16-bit PNG or
+        alpha's frames weighed at a third to half of what they take)."""
+        channels, dtype = RAW[self.pix_fmt_in]
+        stored = getattr(self.footage, "stored", None) if self.pix_fmt_in in FLOAT else None
+        return channels, np.dtype(stored or dtype).itemsize
 
     def finish(self) -> None:
         """Every frame was written: finalise, and put the output in place (a sequence's
