@@ -90,7 +90,7 @@ def render(scene: Any, output: str | os.PathLike | None = None, *, scene_class: 
         except KeyboardInterrupt as exc:  # the command's line: what is kept, how to go on
             from hfrender.engine.stopped import interrupted_line
 
-            _noted(exc, interrupted_line(config, job.stats))
+            _noted(exc, interrupted_line(config, job.stats, exc=exc))
             raise
         except (HFRenderError, OSError) as exc:  # the command's line: what is kept, and where
             from hfrender.engine.stopped import failed_line

@@ -260,11 +260,19 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt as exc:  # before (or after) a command's own handling of it
         if was_complete():  # its output in place already: nothing was stopped
             return 0
-        print("hfrender: interrupted", file=sys.stderr)
+        print(f"hfrender: interrupted{_in_scene(exc)}", file=sys.stderr)
         return interrupted_code(exc)
     except BrokenPipeError:  # stdout's reader went (hfrender info | head): quietly, as ls
         _quiet_stdout()  # Python's own flush at exit would fail on it again
         return EXIT_SIGPIPE
+
+
+def _in_scene(exc: KeyboardInterrupt) -> str:
+    """`` in loop.py:9, update(t=1.967)`` where a Ctrl-C stopped the scene's own code (a
+    still of a scene that hangs), else ``""``."""
+    loader = sys.modules.get("hfrender.scene.loader")  # (none: no scene ran)
+    place = loader.stopped_place(exc) if loader is not None else ""
+    return f" in {place}" if place else ""
 
 
 def _quiet_stdout() -> None:

@@ -128,7 +128,7 @@ def _render_here(args: argparse.Namespace, config: RenderConfig) -> int:
             stats = job.prepare().run()
         except KeyboardInterrupt as exc:
             finish()
-            _interrupted(args, config, job.stats)
+            _interrupted(args, config, job.stats, exc)
             return interrupted_code(exc)
         except (HFRenderError, OSError) as exc:  # one line: what became of the frames made
             said = failed_line(config, job.stats, exc)
@@ -239,9 +239,10 @@ def _render_on_ray(args: argparse.Namespace, config: RenderConfig) -> int:
     return 0
 
 
-def _interrupted(args: argparse.Namespace, config: RenderConfig, stats: Any) -> None:
-    """What Ctrl-C or SIGTERM left behind, and how to go on."""
-    print(interrupted_line(config, stats, _command(args, config)), file=sys.stderr)
+def _interrupted(args: argparse.Namespace, config: RenderConfig, stats: Any,
+                 exc: BaseException) -> None:
+    """What Ctrl-C or SIGTERM left behind, and how to go on (where it stopped the scene)."""
+    print(interrupted_line(config, stats, _command(args, config), exc), file=sys.stderr)
 
 
 def _again(args: argparse.Namespace, config: RenderConfig) -> str:

@@ -14,7 +14,7 @@ from hfrender.errors import HFRenderError, first_line, pastable, spelling, syste
 from hfrender.frame_range import n_frames
 from hfrender.io.sequence_names import is_sequence
 from hfrender.io.store import partial_dir
-from hfrender.scene.loader import SceneUpdateError
+from hfrender.scene.loader import SceneUpdateError, stopped_place
 
 
 def failed_line(config: RenderConfig, stats: Any, exc: BaseException) -> BaseException | None:
@@ -35,10 +35,21 @@ def failed_line(config: RenderConfig, stats: Any, exc: BaseException) -> BaseExc
 
 
 def interrupted_line(config: RenderConfig, stats: Any,
-                     command: Callable[[int], str] | None = None) -> str:
+                     command: Callable[[int], str] | None = None,
+                     exc: BaseException | None = None) -> str:
     """What Ctrl-C or SIGTERM left behind, and how to go on: the command's (``command``:
     its line to go on from frame N) or, with none, hf.render's (its keywords: ``the same
-    call with resume=True``)."""
+    call with resume=True``); where the interruption ``exc`` stopped the scene's own code,
+    where that was (``interrupted in loop.py:9, update(t=1.967): ...``, was unsaid: a scene
+    hanging at some t, a trial)."""
+    line = _left_behind(config, stats, command)
+    place = stopped_place(exc) if exc is not None else ""
+    return line.replace("interrupted", f"interrupted in {place}", 1) if place else line
+
+
+def _left_behind(config: RenderConfig, stats: Any,
+                 command: Callable[[int], str] | None) -> str:
+    """:func:`interrupted_line`'s line, the scene's place left out."""
     from hfrender.io.segments import frames_in_segments
 
     kept = 0 if stats.partial or is_sequence(config.output) else frames_in_segments(config.output)

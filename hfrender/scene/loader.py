@@ -223,25 +223,31 @@ def located(exc: BaseException, path: str | Path) -> str:
     deeper one in a module of the user's own that it called, if any (``helpers.py:2,
     called from scene.py:9``); for a misspelt keyword of one of hfrender's scene objects,
     the nearest it takes."""
-    where, helper = "", ""
-    target = str(Path(path).resolve())
-    tb = exc.__traceback__
-    while tb is not None:
-        name = str(Path(tb.tb_frame.f_code.co_filename).resolve())
-        if name == target:
-            where, helper = f" ({path}:{tb.tb_lineno})", ""
-        elif where and users_file(name):
-            helper = f"{shown_path(name)}:{tb.tb_lineno}"
-        tb = tb.tb_next
-    if helper:
-        where = f" ({helper}, called from {where[2:]}"
-    where = told_line(exc, path) or where
+    place = scene_place(exc, path)
+    where = told_line(exc, path) or (f" ({place})" if place else "")
     if isinstance(exc, SystemExit):  # a scene cannot end the render (or the batch)
         return f"it called sys.exit({exc.code!r}){where}"
     hint = (_keyword_hint(exc) or other_names.called_field(exc)  # (obj.scale(2): manim's)
             or other_names.group_as_list(exc) or _manim_name_hint(exc)
             or _pythons_suggestion(exc))
     return f"{type(exc).__name__}: {exc}{where}{hint}"
+
+
+def scene_place(exc: BaseException, path: str | Path) -> str:
+    """``scene.py:9``, the deepest line of ``exc``'s traceback in the scene's file ``path``,
+    and the deeper one in a module of the user's own that it called, if any
+    (``helpers.py:2, called from scene.py:9``); ``""`` where none is in it."""
+    where, helper = "", ""
+    target = str(Path(path).resolve())
+    tb = exc.__traceback__
+    while tb is not None:
+        name = str(Path(tb.tb_frame.f_code.co_filename).resolve())
+        if name == target:
+            where, helper = f"{path}:{tb.tb_lineno}", ""
+        elif where and users_file(name):
+            helper = f"{shown_path(name)}:{tb.tb_lineno}"
+        tb = tb.tb_next
+    return f"{helper}, called from {where}" if helper else where
 
 
 def _pythons_suggestion(exc: BaseException) -> str:
@@ -338,6 +344,9 @@ def call_scene(scene: Scene, what: str, fn: Callable, *args: Any, t: float | Non
     t and the output frame."""
     try:
         return fn(*args)
+    except KeyboardInterrupt as exc:  # Ctrl-C (a hang): where the scene's own code was
+        _stopped_in(exc, scene, what, t)
+        raise
     except (Exception, SystemExit) as exc:  # sys.exit() in a scene ends the scene, not us
         where = located(exc, scene.source_path) if scene.source_path else repr(exc)
         when = "" if t is None else f" at t={t:.6g} s (output frame {frame})"
@@ -345,6 +354,23 @@ def call_scene(scene: Scene, what: str, fn: Callable, *args: Any, t: float | Non
             else SceneUpdateError
         why = _outside(scene, t) if what == "update(t)" else ""
         raise kind(f"scene error in {what}{when}: {where}{why}") from exc
+
+
+def _stopped_in(exc: KeyboardInterrupt, scene: Scene, what: str, t: float | None) -> None:
+    """Notes on ``exc`` where the scene's own code was when it came (its ``scene_place``,
+    ``loop.py:9, update(t=1.967)``: :func:`stopped_place`), unless a call inside this one
+    did, or it came in hfrender's own code (no line of the scene's file in its traceback)."""
+    place = scene_place(exc, scene.source_path) if scene.source_path else ""
+    if place and not stopped_place(exc):
+        at = "" if t is None else f"t={t:.4g}"
+        when = f"update({at})" if what == "update(t)" else f"{what} at {at}" if at else what
+        exc.scene_place = f"{place}, {when}"  # type: ignore[attr-defined]
+
+
+def stopped_place(exc: BaseException) -> str:
+    """Where the scene's own code was when the Ctrl-C ``exc`` stopped it (``loop.py:9,
+    update(t=1.967)``), else ``""``."""
+    return getattr(exc, "scene_place", "") or ""
 
 
 def _outside(scene: Scene, t: float | None) -> str:

@@ -1,0 +1,107 @@
+"""A Ctrl-C that stops a scene's own code (an update(t) that hangs at some t) names where
+the scene was, as a scene's error does: ``interrupted in loop.py:9, update(t=1.967) ...``
+(was: "interrupted before the first frame: nothing was written", the hang unplaced, a
+user's trial); not where hfrender's own code was running."""
+
+import re
+import textwrap
+
+import pytest
+
+import hfrender as hf
+from hfrender.cli import main
+
+SCENE = """\
+import os, signal
+import hfrender as hf
+calls = []
+class Loop(hf.Scene):
+    duration = 2.0
+    def setup(self):
+        self.ball = self.add(hf.Sphere(radius=0.5))
+    def update(self, t):
+        calls.append(t)
+        self.ball.position = (t, 0, 0)
+        {stop}
+"""
+
+
+def _scene(tmp_path, monkeypatch, stop):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "loop.py").write_text(SCENE.format(stop=stop))
+    return "loop.py"
+
+
+ARGS = ["-o", "l.mp4", "--size", "32x18", "--samples", "2"]
+
+
+def test_a_hang_before_the_first_frame_is_placed(tmp_path, monkeypatch, capsys):
+    # a real SIGINT, taken by the command's handler while update loops at the last t
+    scene = _scene(tmp_path, monkeypatch, "if t > 1.9:\n"
+                   "            os.kill(os.getpid(), signal.SIGINT)\n"
+                   "            while True: pass")
+    assert main(["render", scene, *ARGS]) == 130
+    last = capsys.readouterr().err.strip().splitlines()[-1]
+    assert re.fullmatch(r"interrupted in loop\.py:1[23], update\(t=1\.967\) before the first "
+                        r"frame: nothing was written", last), last  # (59/30 s: the last frame)
+    assert not list(tmp_path.glob("*.mp4"))
+
+
+def test_a_stop_mid_render_is_placed_with_what_is_kept(tmp_path, monkeypatch, capsys):
+    scene = _scene(tmp_path, monkeypatch, "if len(calls) == 90: raise KeyboardInterrupt")
+    assert main(["render", scene, *ARGS]) == 130
+    last = capsys.readouterr().err.strip().splitlines()[-1]
+    said = re.fullmatch(r"interrupted in loop\.py:11, update\(t=([\d.]+)\): the (\d+) frames "
+                        r"finished so far are in l\.partial\.mp4 \(l\.mp4 is not written\); .*",
+                        last)
+    assert said and 0 < float(said[1]) < 2.0 and int(said[2]) > 0, last
+
+
+def test_hf_render_says_it_too_and_setup_is_named(tmp_path, monkeypatch):
+    scene = _scene(tmp_path, monkeypatch, "if t > 1.9: raise KeyboardInterrupt")
+    with pytest.raises(KeyboardInterrupt) as info:
+        hf.render(scene, "l.mp4", size=(32, 18), samples=2)
+    notes = getattr(info.value, "__notes__", None) or list(info.value.args)
+    assert notes == ["interrupted in loop.py:11, update(t=1.967) before the first frame: "
+                     "nothing was written"]
+    (tmp_path / "loop.py").write_text(SCENE.format(stop="").replace(
+        "self.ball = self", "raise KeyboardInterrupt; self.ball = self"))
+    with pytest.raises(KeyboardInterrupt) as info:
+        hf.render(scene, "l.mp4", size=(32, 18), samples=2)
+    notes = getattr(info.value, "__notes__", None) or list(info.value.args)
+    assert notes == ["interrupted in loop.py:7, setup() before the first frame: nothing was "
+                     "written"]
+
+
+def test_a_helper_module_is_named_with_the_scene_line(tmp_path, monkeypatch, capsys):
+    (tmp_path / "helpers.py").write_text(textwrap.dedent("""\
+        def slow(t):
+            if t > 1.9:
+                raise KeyboardInterrupt
+        """))
+    scene = _scene(tmp_path, monkeypatch, "import helpers; helpers.slow(t)")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    assert main(["render", scene, *ARGS]) == 130
+    last = capsys.readouterr().err.strip().splitlines()[-1]
+    assert last == ("interrupted in helpers.py:3, called from loop.py:11, update(t=1.967) "
+                    "before the first frame: nothing was written"), last
+
+
+def test_a_stop_in_hfrenders_own_code_names_no_scene_line(tmp_path, monkeypatch, capsys):
+    from render_helpers import stop_at
+
+    from hfrender.renderer.renderer import SceneRenderer
+
+    scene = _scene(tmp_path, monkeypatch, "")
+    stop_at(monkeypatch, SceneRenderer, "read_into", 1)
+    assert main(["render", scene, *ARGS]) == 130
+    last = capsys.readouterr().err.strip().splitlines()[-1]
+    assert last == "interrupted before the first frame: nothing was written", last
+
+
+def test_a_still_names_it_too(tmp_path, monkeypatch, capsys):
+    scene = _scene(tmp_path, monkeypatch, "if t > 1.0: raise KeyboardInterrupt")
+    assert main(["still", scene, "-t", "1.5", "-o", "s.png", "--size", "32x18"]) == 130
+    assert capsys.readouterr().err.strip().splitlines()[-1] == (
+        "hfrender: interrupted in loop.py:11, update(t=1.5)")
+    assert not (tmp_path / "s.png").exists()
