@@ -105,3 +105,18 @@ def test_a_still_names_it_too(tmp_path, monkeypatch, capsys):
     assert capsys.readouterr().err.strip().splitlines()[-1] == (
         "hfrender: interrupted in loop.py:11, update(t=1.5)")
     assert not (tmp_path / "s.png").exists()
+
+
+@pytest.mark.parametrize("quiet", [False, True])
+def test_a_slow_check_before_the_first_frame_is_said_once(tmp_path, monkeypatch, capsys,
+                                                         quiet):
+    # was: no bar and no line while update(t) hung at the last frame's t
+    from hfrender.scene import slow_check
+
+    monkeypatch.setattr(slow_check, "SLOW_CHECK_S", 0.3)
+    scene = _scene(tmp_path, monkeypatch, "if t > 1.9 and len(calls) < 30:\n"
+                   "            import time; time.sleep(1.0); calls.extend([0] * 30)")
+    assert main(["render", scene, *ARGS, *(["--quiet"] if quiet else [])]) == 0
+    said = [line for line in capsys.readouterr().err.splitlines() if "checking" in line]
+    assert said == ([] if quiet else ["checking the scene at t=1.967 s ... (0.3 s so far; "
+                                      "a Ctrl-C says where it is)"])

@@ -47,6 +47,7 @@ from hfrender.renderer.shader_notes import shader_notes
 from hfrender.scene import ShaderScene
 from hfrender.scene.loader import SceneError, load_scene, told_line
 from hfrender.scene.ready import first_look, set_up
+from hfrender.scene.slow_check import said_if_slow
 
 log = logging.getLogger("hfrender.engine.render")  # its lines named as before the move
 
@@ -88,7 +89,8 @@ class RenderPreparation:
         refuse_past_memory(config, shader_buffers(self.scene))  # (before context and setup)
         self._open_context()
         try:
-            self._prepare_scene()
+            with said_if_slow(config.quiet):  # (an update(t) that hangs: not silent)
+                self._prepare_scene()
             if self.own_writer and self._resume():
                 return self
             self._prepare_drawing()

@@ -338,10 +338,14 @@ class SceneInputError(SceneUpdateError, InputError):
     negative scale): bad input, told as such (exit code 2), with the scene's file and line."""
 
 
+CALLING: dict[str, Any] = {"what": None, "t": None}  # the scene's call last made: said slow
+
+
 def call_scene(scene: Scene, what: str, fn: Callable, *args: Any, t: float | None = None,
                frame: int | None = None) -> Any:
     """``fn(*args)``; an exception becomes a SceneUpdateError naming the scene's file:line,
     t and the output frame."""
+    CALLING.update(what=what, t=t)
     try:
         return fn(*args)
     except KeyboardInterrupt as exc:  # Ctrl-C (a hang): where the scene's own code was
