@@ -140,3 +140,37 @@ def test_a_join_on_a_full_disk_says_how_much_room_it_needs(tmp_path, monkeypatch
         f"joining 2 segments into {tmp_path / 'o.mp4'} failed: Error closing file: No space "
         f"left on device; the video needs about 0.4 MB free in {tmp_path} (the segments stay "
         f"in {folder}: once that is mended, the same command with --resume joins them)")
+
+
+@pytest.fixture
+def full_at_close(monkeypatch):
+    """ffmpeg finds the disk full as it finishes a one-piece output: what fit is 300 KiB
+    (a trial's tmpfs, ``-o size=300k``), and it ends as ffmpeg does there (exit 228)."""
+    from hfrender.io import writers
+
+    real = writers.VideoWriter.close
+
+    def close(self):
+        real(self)
+        with open(self.path, "r+b") as fh:
+            fh.truncate(300 * 1024)
+        self.failed = True
+        raise writers.WriteFailed(f"ffmpeg could not finish {self.name} (exit 228): Error "
+                                  "submitting a packet to the muxer: No space left on device")
+
+    monkeypatch.setattr(writers.VideoWriter, "close", close)
+
+
+@pytest.mark.usefixtures("gl_context", "full_at_close")
+@pytest.mark.parametrize("name, kind", [("g.gif", "a GIF"), ("g.ts", "a .ts video")])
+def test_a_one_piece_output_on_a_full_disk_says_nothing_is_kept_and_the_room(
+        tmp_path, capsys, name, kind):
+    # was: "ffmpeg could not finish g.gif (exit 228): ... No space left on device" alone
+    out = tmp_path / name
+    assert main(["render", BAR, "-o", str(out), *SMALL]) == 1
+    assert capsys.readouterr().err.strip() == (
+        f"hfrender: error: ffmpeg could not finish {out} (exit 228): Error submitting a "
+        f"packet to the muxer: No space left on device; nothing is kept ({kind} is written "
+        f"in one piece: the next run starts over), and it needs more than the 0.3 MB that "
+        f"fit in {tmp_path}")
+    assert list(tmp_path.iterdir()) == []

@@ -59,6 +59,7 @@ class RenderOutput:
         self.manifest: Manifest | None = None  # what --resume checks (not of a GIF's)
         self.read = FilesRead(scene, settings) if scene is not None else None
         self.partial: str | None = None
+        self.lost: int | None = None  # the bytes of a failed one-piece output, not kept
         self.late: KeyboardInterrupt | None = None  # a Ctrl-C while the output was put in place
         self.reused = len(manifest.segments) if manifest is not None else 0
         self.keep_others = config.frames is not None  # a range: other frames stay
@@ -159,6 +160,9 @@ class RenderOutput:
                 # ffmpeg failed, a full disk: cut short, unplayable; was kept as one)
                 self.partial = outputs.keep_partial(self.tmp, self.output, self.frames)
             else:
+                if self.frames:  # its writer failed: what it held goes (a full disk's: the
+                    tmp = Path(self.tmp)  # room it had)
+                    self.lost = tmp.stat().st_size if tmp.is_file() else 0
                 outputs.discard(self.tmp, self.made)
 
     def settle(self, error: BaseException | None, stats: Any) -> None:
@@ -176,5 +180,6 @@ class RenderOutput:
                 self.abandon()
         finally:
             stats.frames_in_output, stats.partial = self.frames, self.partial
+            stats.lost_bytes = self.lost
             stats.segments = self.segments
 

@@ -38,6 +38,8 @@ class RenderStats:
     preview_frames: int = 0
     frames_in_output: int = 0  # frames the output file holds (after a resume: all of them)
     partial: str | None = None  # where an unfinished render's frames are kept to watch
+    lost_bytes: int | None = None  # a one-piece output (GIF, .ts) its failed writer had
+    #                                written, not kept: what fit where the disk filled
     segments: tuple[int, int] = (0, 0)  # (made by this run, reused from an interrupted one)
     store_bytes: int = 0  # --keep-samples: the sample store's size
 

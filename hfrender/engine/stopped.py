@@ -30,8 +30,28 @@ def failed_line(config: RenderConfig, stats: Any, exc: BaseException) -> BaseExc
             + ("" if spelling().on("resume") in str(exc)
                else _after_scene_error(config) if isinstance(exc, SceneUpdateError)
                else _kept_for_resume(config.output, bool(config.keep_samples)))
+            + _lost(config.output, stats.lost_bytes, exc)
             + ("" if f"{config.keep_samples}.partial" in str(exc) else unfinished))
     return type(exc)(f"{first_line(exc)}{said}") if said else None
+
+
+def _lost(output: str, lost: int | None, exc: BaseException) -> str:
+    """``; nothing is kept (a GIF is written in one piece: the next run starts over)`` where
+    the failed writer of a one-piece ``output`` held ``lost`` bytes, not kept; on a full
+    disk with ``, and it needs more than the 0.3 MB that fit in FOLDER`` (was: ffmpeg's
+    "No space left on device" alone, a trial), else ``""``."""
+    if lost is None:
+        return ""
+    suffix = Path(output).suffix.lower()
+    kind = "a GIF" if suffix == ".gif" else f"a {suffix} video"
+    room = (f", and it needs more than the {_mb(lost)} that fit in "
+            f"{Path(output).absolute().parent}" if lost and "No space left on device"
+            in str(exc) else "")
+    return f"; nothing is kept ({kind} is written in one piece: the next run starts over){room}"
+
+
+def _mb(size: int) -> str:
+    return f"{size / 1e6:.1f} MB" if size >= 100_000 else f"{max(1, round(size / 1e3))} KB"
 
 
 def interrupted_line(config: RenderConfig, stats: Any,
