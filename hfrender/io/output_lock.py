@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import IO, Any
 
 from hfrender.errors import InputError
-from hfrender.io.outputs import temporary
+from hfrender.io.outputs import as_typed, temporary
 from hfrender.io.sequence_names import is_sequence
 
 log = logging.getLogger(__name__)
@@ -64,19 +64,19 @@ def output_lock(output: str, what: str = "-o",
     except ImportError:
         yield
         return
-    path = lock_path(output)
+    path, typed = lock_path(output), as_typed(output)  # (a refusal names it as typed)
     try:
         fh = _locked(path, fcntl)
     except _LeftHeld as left:
         verb, _, rest = doing.partition(";")
-        raise OutputBusy(left.line(what, output, verb.removeprefix("is "), ", or write "
+        raise OutputBusy(left.line(what, typed, verb.removeprefix("is "), ", or write "
                                    "elsewhere" if "elsewhere" in rest else "")) from None
     except BlockingIOError as busy:
         if not str(busy):  # held by readers (they write no pid): an fx, a reexpose
-            raise OutputBusy(f"{what} {output}: another hfrender is reading it (an fx of "
+            raise OutputBusy(f"{what} {typed}: another hfrender is reading it (an fx of "
                              "it, a reexpose of a store); wait for it to finish, or write "
                              "elsewhere") from None
-        raise OutputBusy(f"{what} {output}: another hfrender ({busy}) {doing}") from None
+        raise OutputBusy(f"{what} {typed}: another hfrender ({busy}) {doing}") from None
     except OSError as exc:
         log.warning("%s is not locked against a second run writing it: %s", output,
                     exc.strerror or exc)
@@ -119,10 +119,10 @@ def input_lock(path: str, what: str) -> Iterator[None]:
     try:
         fh = _locked(lock, fcntl, shared=True)
     except _LeftHeld as left:
-        raise OutputBusy(left.line(what, path, "writing it", "")) from None
+        raise OutputBusy(left.line(what, as_typed(path), "writing it", "")) from None
     except BlockingIOError as busy:
-        raise OutputBusy(f"{what} {path}: another hfrender ({busy}) is writing it; wait for "
-                         "it to finish") from None
+        raise OutputBusy(f"{what} {as_typed(path)}: another hfrender ({busy}) is writing "
+                         "it; wait for it to finish") from None
     except OSError:
         yield
         return

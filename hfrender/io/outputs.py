@@ -354,10 +354,22 @@ def sequence_name(text: str) -> str:
     ``#`` in the file name, between its start or ``._-`` and a ``.``; all else as given."""
     cut = max(text.rfind("/"), text.rfind("\\")) + 1
     head, name = text[:cut], text[cut:]
-    if is_sequence(name) or not name.lower().endswith((".png", ".exr")):
-        return text  # (a printf pattern already; "100% ####.png" has none)
-    runs = list(re.finditer(r"(?:(?<=^)|(?<=[._-]))#+(?=\.)", name))
-    if not runs:
+    runs = [] if is_sequence(name) or not name.lower().endswith((".png", ".exr")) else \
+        list(re.finditer(r"(?:(?<=^)|(?<=[._-]))#+(?=\.)", name))
+    if not runs:  # (a printf pattern already; "100% ####.png" has none)
+        _TYPED.pop(text, None)  # (typed so now)
         return text
     last = runs[-1]
-    return f"{head}{name[:last.start()]}%0{len(last.group())}d{name[last.end():]}"
+    named = f"{head}{name[:last.start()]}%0{len(last.group())}d{name[last.end():]}"
+    _TYPED[named] = text
+    return named
+
+
+_TYPED: dict[str, str] = {}  # a pattern sequence_name made -> the name last typed for it
+
+
+def as_typed(output: str) -> str:
+    """``output`` as its user typed it last: ``f/####.png`` for the ``f/%04d.png``
+    :func:`sequence_name` made of it (a refusal named the pattern, never typed: a trial),
+    else as it is."""
+    return _TYPED.get(output, output)
