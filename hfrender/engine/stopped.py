@@ -4,6 +4,7 @@ frame 48 ...``), in the caller's spelling (:func:`hfrender.errors.spelling`)."""
 
 from __future__ import annotations
 
+import errno
 import os
 from collections.abc import Callable
 from pathlib import Path
@@ -25,6 +26,9 @@ def failed_line(config: RenderConfig, stats: Any, exc: BaseException) -> BaseExc
         exc = system_refused(exc) or exc
         if not isinstance(exc, HFRenderError):
             return None
+    refused = _folder_refused(config, stats, exc)
+    if refused:
+        return type(exc)(refused)
     unfinished = _unfinished_store(config)  # (unless the store's error names it)
     said = ((f"; {_kept(config, stats)}" if stats.partial else "")
             + ("" if spelling().on("resume") in str(exc)
@@ -33,6 +37,40 @@ def failed_line(config: RenderConfig, stats: Any, exc: BaseException) -> BaseExc
             + _lost(config.output, stats.lost_bytes, exc)
             + ("" if f"{config.keep_samples}.partial" in str(exc) else unfinished))
     return type(exc)(f"{first_line(exc)}{said}") if said else None
+
+
+def _folder_refused(config: RenderConfig, stats: Any, exc: BaseException) -> str:
+    """``-o a.mp4: cannot write in /tmp/ro: permission denied (made so after the run began:
+    nothing was written); make the folder writable, or give -o another folder, then run
+    the same command again`` where ``exc`` is the system's refusal as the run's work first
+    reached the output's folder, which takes no file now (was: "cannot write
+    .../.a.mp4.hfrender: Permission denied", a hidden name, a trial), else ``""``."""
+    from hfrender.io.outputs import as_typed, cannot_make, temporary
+
+    if stats.partial or stats.lost_bytes or not _refusal(exc) or _kept_for_resume(
+            config.output):
+        return ""
+    refused = cannot_make(Path(temporary(config.output)).parent)
+    if refused is None:
+        return ""
+    said = spelling()
+    again = "run the same command again" if said.flags else "make the same call again"
+    return (f"{said.said('output', as_typed(config.output))}: cannot write in {refused} "
+            "(made so after the run began: nothing was written); make the folder writable, "
+            f"or give {said.name('output')} another folder, then {again}")
+
+
+def _refusal(exc: BaseException | None) -> bool:
+    """Whether ``exc``, or what caused it, is the system's refusal of a new file (no
+    permission, a read-only file system), an ffmpeg's line saying so too."""
+    seen: set[int] = set()
+    while exc is not None and id(exc) not in seen:
+        seen.add(id(exc))
+        if isinstance(exc, OSError) and exc.errno in (errno.EACCES, errno.EPERM, errno.EROFS) \
+                or any(s in str(exc) for s in ("Permission denied", "Read-only file system")):
+            return True
+        exc = exc.__cause__ or exc.__context__
+    return False
 
 
 def _lost(output: str, lost: int | None, exc: BaseException) -> str:
