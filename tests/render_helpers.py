@@ -140,3 +140,11 @@ def stop_at(monkeypatch, cls: type, name: str, n: int, method=None) -> None:
         return method(*args)
 
     monkeypatch.setattr(cls, name, stopping)
+
+
+def unplaced(err: str) -> str:
+    """``err`` without the scene's place that an interruption names where it stopped the
+    scene's own code (``interrupted in slow.py:14, update(t=1.329): the ...``: a slow
+    scene's signal lands in its sleep, or not)."""
+    return re.sub(r"interrupted in [^:\n]+:\d+(?:, called from [^:\n]+:\d+)?, [^:\n]+?"
+                  r"(?=:| before the first frame)", "interrupted", err)

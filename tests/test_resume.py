@@ -14,7 +14,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 from render_helpers import decode_video as decoded
-from render_helpers import video_packets
+from render_helpers import unplaced, video_packets
 
 from hfrender.cli import main
 from hfrender.io.segments import work_dir
@@ -141,7 +141,7 @@ def test_sigterm_keeps_the_frames_made_and_says_how_to_resume(tmp_path):
     proc = start(path, out)
     wait_for_segments(out, 1, proc)
     proc.send_signal(signal.SIGTERM)
-    _, err = proc.communicate(timeout=60)
+    err = unplaced(proc.communicate(timeout=60)[1])
     assert proc.returncode == 143
     assert out.read_bytes() == b"an older render (comment=hfrender)"  # untouched
     partial = tmp_path / "term.partial.mp4"
@@ -187,7 +187,7 @@ def test_a_second_ctrl_c_during_the_partial_join_says_what_is_kept(tmp_path, cap
 
     monkeypatch.setattr(subprocess, "run", stopped_again)
     assert main(["render", str(path), "-o", str(out), *ARGS]) == 130
-    err = capsys.readouterr().err
+    err = unplaced(capsys.readouterr().err)
     if at == 20:  # made, and none kept: said so (not "before the first frame"), no folder
         assert err.rstrip().endswith(
             "interrupted: the 20 frames made are not kept (no whole segment was finished, and "
@@ -288,7 +288,7 @@ def test_ctrl_c_says_at_once_that_it_stops_then_keeps_the_frames_made(tmp_path):
     proc = start(path, out)
     wait_for_segments(out, 1, proc)
     proc.send_signal(signal.SIGINT)
-    _, err = proc.communicate(timeout=60)
+    err = unplaced(proc.communicate(timeout=60)[1])
     assert proc.returncode == 130
     lines = err.splitlines()  # in a pipe: no blank line before it (was: one)
     assert lines[0] == "stopping after the work in progress (Ctrl-C again to stop at once)"

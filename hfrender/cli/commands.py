@@ -240,7 +240,7 @@ def _render_on_ray(args: argparse.Namespace, config: RenderConfig) -> int:
 
 
 def _interrupted(args: argparse.Namespace, config: RenderConfig, stats: Any,
-                 exc: BaseException) -> None:
+                 exc: BaseException | None = None) -> None:
     """What Ctrl-C or SIGTERM left behind, and how to go on (where it stopped the scene)."""
     print(interrupted_line(config, stats, _command(args, config), exc), file=sys.stderr)
 
