@@ -61,12 +61,21 @@ def test_render_numeric_flag_given_a_word(tmp_path, capsys, flags, said):
 @pytest.mark.parametrize("flags, said", [
     (["-t", "x"], "-t x: not a time (give seconds, a finite number >= 0); a shader at 30 fps "
      "has frames 0..9999999 (-t 0 to 333333.3)"),
-    (["--time", "x", "--duration", "1"], "-t x: not a time (give seconds, a finite number >= "
+    (["--time", "x", "--duration", "1"], "--time x: not a time (give seconds, a finite number >= "
      "0); --duration 1 at 30 fps has frames 0..29 (-t 0 to 0.967)"),
     (["-f", "x", "--duration", "1"], "-f x: not a frame's number (a whole number >= 0); "
      "--duration 1 at 30 fps has frames 0..29"),
-    (["--frame", "2.5", "--duration", "1"], "-f 2.5: not a frame's number (a whole number >= "
+    (["--frame", "2.5", "--duration", "1"], "--frame 2.5: not a frame's number (a whole number >= "
      "0); --duration 1 at 30 fps has frames 0..29"),
+    # the flag and the value as typed (were "-t : not a time", "-t inf", "-t 1e+06")
+    (["--time", "", "--duration", "1"], "--time '': not a time (give seconds, a finite "
+     "number >= 0); --duration 1 at 30 fps has frames 0..29 (-t 0 to 0.967)"),
+    (["-t", "1e309", "--duration", "1"], "-t 1e309: not a time (give seconds, a finite "
+     "number >= 0); --duration 1 at 30 fps has frames 0..29 (-t 0 to 0.967)"),
+    (["-t", "1000000", "--duration", "1"], "-t 1000000: frame 30000000, "
+     "past the end; --duration 1 at 30 fps has frames 0..29 (-t 0 to 0.967)"),
+    (["--frame", "", "--duration", "1"], "--frame '': not a frame's number (a whole number "
+     ">= 0); --duration 1 at 30 fps has frames 0..29"),
     (["--duration", "x"], "--duration x must be a finite number > 0"),
     (["--shutter", "wide"], "--shutter wide must be a finite number > 0 and <= 5760"),
 ])

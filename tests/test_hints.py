@@ -147,7 +147,7 @@ def test_fx_encoder_that_cannot_start_is_one_line(tmp_path, capsys):
      "30 fps has frames 0..119 (-t 0 to 3.967)"),
     (["-t", "3.99", "--fps", "10", "--duration", "4"], "-t 3.99: frame 40, past the end; "
      "--duration 4 at 10 fps has frames 0..39 (-t 0 to 3.9)"),
-    (["-t", "1e6"], "-t 1e+06: frame 30000000, past the end; a shader at 30 fps has frames "
+    (["-t", "1e6"], "-t 1e6: frame 30000000, past the end; a shader at 30 fps has frames "
      "0..9999999 (-t 0 to 333333.3)"),
 ])
 def test_still_time_must_be_a_frame_that_exists(tmp_path, capsys, argv, line):

@@ -31,14 +31,18 @@ T = TypeVar("T")
 GL_HELP = "OpenGL context (egl; or the HFRENDER_GL environment variable)"
 
 
+SHORT_FLAGS = {"time": "-t", "frame": "-f", "scene": "-s"}  # (still's -t 1e309, -f '')
+
+
 def flag_said(words: Sequence[str] | None, key: str) -> str | None:
-    """The setting ``key`` as the command line gave it, its flag and the value as typed
-    (``--fps 0``, ``--samples-range 16:4``; the last where given twice), else None (not
-    given there: from hfrender.toml, a preset)."""
+    """The setting ``key`` as the command line gave it, its flag (long or short, as typed)
+    and the value as typed (``--fps 0``, ``--samples-range 16:4``, ``-t 1e309``; the last
+    where given twice), else None (not given there: from hfrender.toml, a preset)."""
     flag, said = "--" + key.replace("_", "-"), None
+    names = (flag, SHORT_FLAGS.get(key, flag))
     for i, word in enumerate(words or ()):
-        if word == flag and i + 1 < len(words or ()):
-            said = as_typed(flag, words[i + 1])  # type: ignore[index]
+        if word in names and i + 1 < len(words or ()):
+            said = as_typed(word, words[i + 1])  # type: ignore[index]
         elif word.startswith(flag + "="):
             said = as_typed(flag, word[len(flag) + 1:])
     return said

@@ -16,6 +16,7 @@ from hfrender.cli.common import (
     output_name,
     output_notes,
 )
+from hfrender.cli.options import flags_as_given
 from hfrender.config import ConfigError
 from hfrender.engine.settings import still_frame
 from hfrender.io.outputs import sequence_name
@@ -65,8 +66,9 @@ def cmd_still(args: argparse.Namespace) -> int:
 
     outputs.check_writable(args.output)  # (its folder is made when it is written)
     check_not_foreign(args.output)  # (was: a user's picture replaced unsaid, a trial)
-    k, seconds = still_frame(args.file, args.scene, full, args.time, getattr(args, "frame", None),
-                             duration_given=args.duration is not None)
+    k, seconds = flags_as_given(lambda a: still_frame(  # (-t, -f named as typed)
+        a.file, a.scene, full, a.time, getattr(a, "frame", None),
+        duration_given=a.duration is not None))(args)
     _no_passes(args, k)
     if seconds is not None:  # a shader's frame past its default duration
         config = config.with_(duration=seconds)

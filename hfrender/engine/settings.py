@@ -26,7 +26,7 @@ from hfrender.config import (
 )
 from hfrender.engine.project_fit import fitted
 from hfrender.engine.render_checks import auto_or_int, check_encoder, check_scene_path
-from hfrender.errors import Spelling, spelling
+from hfrender.errors import Spelling, about, spelling
 from hfrender.frame_range import parse_frames
 from hfrender.io.encoding import Encoding
 from hfrender.io.sequence_names import check_output_name, home_path
@@ -199,8 +199,9 @@ def still_frame(file: str, scene_name: str | None, config: RenderConfig, t: floa
             return frame, _stretched(frame, scene, fps)
         where = ("not a frame's number (a whole number >= 0)" if not whole else
                  "before the start (frames are >= 0)" if frame < 0 else "past the end")
-        raise ConfigError(f"{at('frame', frame)}: {where}; {source} at {fps:g} fps has "
-                          f"frames 0..{n - 1}{longer if whole and frame >= n else ''}")
+        raise about(ConfigError, "frame", frame, (  # (a command's flag: as typed)
+            f": {where}; {source} at {fps:g} fps has frames 0..{n - 1}"
+            f"{longer if whole and frame >= n else ''}"), head=at("frame", frame))
     real = isinstance(t, numbers.Real) and not isinstance(t, bool)  # (-t x: the text)
     t = float(t) if real else t  # (np.float32 too)
     k = nearest_frame(t, fps) if real and math.isfinite(t) else None  # as frame_count rounds
@@ -214,8 +215,9 @@ def still_frame(file: str, scene_name: str | None, config: RenderConfig, t: floa
         return k, _stretched(k, scene, fps)
     more = longer if k is not None and k >= n else ""
     said = f"{t:g}" if real else t
-    raise ConfigError(f"{at('t', said)}: {problem}; {source} at {fps:g} fps has frames "
-                      f"0..{n - 1} ({at('t', 0)} to {_seconds((n - 1) / fps)}){more}")
+    raise about(ConfigError, "time", t, (  # (a command's flag: as typed, --time '', -t 1e309)
+        f": {problem}; {source} at {fps:g} fps has frames 0..{n - 1} ({at('t', 0)} to "
+        f"{_seconds((n - 1) / fps)}){more}"), head=at("t", said))
 
 
 def _stretched(k: int, scene: object, fps: float) -> float | None:
