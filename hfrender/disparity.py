@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import math
 import numbers
+import shlex
 from collections.abc import Callable
 from dataclasses import dataclass
 from functools import partial
@@ -72,7 +73,7 @@ def _kind_said(name: Callable[[str], str]) -> Callable[[str], str]:
     """A depth kind as the messages of ``name`` say it: ``--depth-kind disparity``,
     ``depth-kind disparity``, ``depth_kind='disparity'``."""
     if name("depth_kind") != "depth_kind":
-        return lambda k: f"{name('depth_kind')} {k}"
+        return lambda k: f"{name('depth_kind')} {shlex.quote(str(k))}"  # (--depth-kind '')
     return lambda k: f"depth_kind={k!r}"
 
 

@@ -76,6 +76,9 @@ def test_render_numeric_flag_given_a_word(tmp_path, capsys, flags, said):
      "past the end; --duration 1 at 30 fps has frames 0..29 (-t 0 to 0.967)"),
     (["--frame", "", "--duration", "1"], "--frame '': not a frame's number (a whole number "
      ">= 0); --duration 1 at 30 fps has frames 0..29"),
+    (["--passes", ""], "--passes '': a still is one picture, which holds no passes (they "
+     "are channels of an EXR sequence's frames); render the frame alone instead: hfrender "
+     f"render {BAR} --frames 0:1 -o frames/%04d.exr --passes '' --size 16x8"),
     (["--duration", "x"], "--duration x must be a finite number > 0"),
     (["--shutter", "wide"], "--shutter wide must be a finite number > 0 and <= 5760"),
 ])
@@ -90,6 +93,14 @@ def test_still_numeric_flag_given_a_word(tmp_path, capsys, flags, said):
     (["--repeats", "1.5"], "--repeats 1.5 must be an integer from 1 to 100 (runs per cell, "
      "the best kept)"),
     (["--shutter", "x"], "--shutter x must be a finite number > 0 and <= 5760"),
+    # an empty value quoted (was "--frames  must be", the value unseen)
+    (["--frames", ""], "--frames '' must be an integer >= 1"),
+    (["--repeats", ""], "--repeats '' must be an integer >= 1"),
+    (["--outputs", ""], "--outputs '' must be a comma-separated list of integers >= 1"),
+    (["--grid-workers", ""], "--grid-workers '' must be a comma-separated list of integers "
+     ">= 1 and <= 64"),
+    (["--codec", ""], "--codec '': bench discards its frames, no encoder runs: leave it out"),
+    (["--audio", ""], "--audio '': bench writes no video to give sound: leave it out"),
 ])
 def test_bench_numeric_flag_given_a_word(capsys, flags, said):
     assert refused(capsys, "bench", BAR, "--size", "16x8", *flags) == said
@@ -105,6 +116,9 @@ def test_fx_encoder_flag_given_a_word(tmp_path, capsys):
     (["--stride", "x"], "--stride x must be a whole number of frames >= 1"),
     (["--workers", "0"], "--workers 0 must be an integer from 1 to 64"),
     (["--stride", "0"], "--stride 0 must be a whole number of frames >= 1"),
+    (["--stride", ""], "--stride '' must be a whole number of frames >= 1"),
+    (["--motion-blur", ""], "--motion-blur '' must be a whole number of frames >= 1 (the "
+     "window)"),
 ])
 def test_fx_numeric_flag_given_a_word(tmp_path, capsys, flags, said):
     """fx's own numeric flags in the one form (were "--stride x: must be ...")."""
@@ -126,6 +140,12 @@ def test_fx_numeric_flag_given_a_word(tmp_path, capsys, flags, said):
     # a lens option no job uses (no depth pass): no job's check to say it, said all the same
     (["--f-stop", "x"], "--f-stop x must be a number"),
     (["--aperture-blades", "5.5"], "--aperture-blades 5.5 must be a whole number"),
+    (["--workers", ""], "on the command line, for job 'shot': --workers '' must be an integer "
+     "from 1 to 64 or 'auto'"),
+    (["--max-length", ""], "--max-length '' applies only with --vectors (motion blur from "
+     "motion vectors: the longest vector it takes)"),
+    (["--depth-kind", ""], "on the command line, for job 'blur': --depth-kind '' must be one "
+     "of distance, disparity"),
 ])
 def test_batch_numeric_override_given_a_word(tmp_path, capsys, monkeypatch, flags, said):
     monkeypatch.chdir(tmp_path)
@@ -175,6 +195,7 @@ STORE_BOUND = "must be a finite number > 0 and at most the 180 the store holds"
     (["--crf", "x"], f"--crf x {CRF}"),
     (["--bit-depth", "ten"], f"--bit-depth ten {BITS}"),
     (["--workers", "x"], "--workers x must be 'auto' or an integer"),
+    (["--workers", ""], "--workers '' must be 'auto' or an integer"),
 ])
 def test_reexpose_numeric_flag_given_a_word(tmp_path, capsys, flags, said):
     from store_helpers import write_store

@@ -11,7 +11,9 @@ from typing import Any
 from hfrender.backends import get_backend
 from hfrender.cli.commands import _config_from
 from hfrender.cli.common import check_scene_path, interrupted_code
+from hfrender.cli.options import flag_said
 from hfrender.config import MAX_GRANULARITY, ConfigError
+from hfrender.errors import as_typed
 from hfrender.frame_range import n_frames
 from hfrender.progress import progress_bar
 
@@ -39,18 +41,20 @@ def cmd_bench(args: argparse.Namespace) -> int:
     for key, instead in BENCH_IGNORES.items():
         value = getattr(args, key)
         if value not in (None, False):
-            given = "" if value is True else f" {value}"
-            raise ConfigError(f"--{key.replace('_', '-')}{given}: {instead}")
+            flag = f"--{key.replace('_', '-')}"  # (the value as typed: --codec '')
+            given = flag if value is True else flag_said(getattr(args, "words", None), key) or \
+                as_typed(flag, str(value))
+            raise ConfigError(f"{given}: {instead}")
     bar, args.quiet = not args.quiet, True  # -q: no bar (the cells render quietly anyway)
     config = _config_from(args)
     check_scene_path(args.file)
     # a word: the text (cli.options.number); --repeats past the top was taken (a grid that
     # never ends), and below 1 said "must be an integer >= 1": one flag, one line now
     if not isinstance(args.frames, int) or args.frames < 1:
-        raise ConfigError(f"--frames {args.frames} must be an integer >= 1")
+        raise ConfigError(f"{as_typed('--frames', str(args.frames))} must be an integer >= 1")
     if not isinstance(args.repeats, int) or not 1 <= args.repeats <= MAX_REPEATS:
-        raise ConfigError(f"--repeats {args.repeats} must be an integer from 1 to "
-                          f"{MAX_REPEATS} (runs per cell, the best kept)")
+        raise ConfigError(f"{as_typed('--repeats', str(args.repeats))} must be an integer "
+                          f"from 1 to {MAX_REPEATS} (runs per cell, the best kept)")
     outputs = _int_list("outputs", args.outputs)
     _check_outputs(outputs, config)
     # (was: checked after the header, as "workers=99 ... or 'auto'")
@@ -154,6 +158,6 @@ def _int_list(name: str, text: str, top: int | None = None) -> list[int]:
         values = []
     if not values or min(values) < 1 or (top is not None and max(values) > top):
         most = f" and <= {top}" if top is not None else ""
-        raise ConfigError(f"--{name} {text} must be a comma-separated list of integers "
-                          f">= 1{most}")
+        raise ConfigError(f"{as_typed('--' + name, text)} must be a comma-separated list of "
+                          f"integers >= 1{most}")
     return values

@@ -19,6 +19,7 @@ from hfrender.cli.common import (
 from hfrender.cli.options import flags_as_given
 from hfrender.config import ConfigError
 from hfrender.engine.settings import still_frame
+from hfrender.errors import as_typed
 from hfrender.io.outputs import sequence_name
 from hfrender.io.sequence_names import check_output_name, is_sequence
 from hfrender.io.work_names import check_not_foreign
@@ -102,11 +103,11 @@ def _no_passes(args: argparse.Namespace, k: int) -> None:
     "unrecognized arguments", what to do unsaid): the render of frame ``k`` alone, whose
     one EXR file holds them."""
     if getattr(args, "passes", None) is not None:
-        raise ConfigError(f"--passes {args.passes}: a still is one picture, which holds no "
-                          "passes (they are channels of an EXR sequence's frames); render the "
-                          f"frame alone instead: hfrender render {shlex.quote(args.file)} "
-                          f"--frames {k}:{k + 1} -o frames/%04d.exr --passes {args.passes}"
-                          f"{_drawing_flags(args)}")
+        given = as_typed("--passes", args.passes)  # (--passes '': quoted)
+        raise ConfigError(f"{given}: a still is one picture, which holds no passes (they are "
+                          "channels of an EXR sequence's frames); render the frame alone "
+                          f"instead: hfrender render {shlex.quote(args.file)} --frames "
+                          f"{k}:{k + 1} -o frames/%04d.exr {given}{_drawing_flags(args)}")
 
 
 # the still's flags that name its frame or change its picture, as render spells them (the

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import math
 import numbers
+import shlex
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, replace
 
@@ -18,7 +19,7 @@ from hfrender.disparity import (
     check_options,
     stand_in,
 )
-from hfrender.errors import FLAG, about
+from hfrender.errors import FLAG, about, as_typed
 from hfrender.io.depth_pass import RESIZES
 from hfrender.io.encoding import Encoding
 from hfrender.lens_args import focus_at, focus_each, focus_pixel, one_focus, pixel_inside
@@ -43,8 +44,10 @@ def _positive(value: object) -> bool:
 
 
 def _said(value: object) -> str:
-    """A value as a command line types it: ``90`` for 90.0, ``x`` for "x"."""
-    return f"{value:g}" if isinstance(value, float) else str(value)
+    """A value as a command line types it: ``90`` for 90.0, ``x`` for "x", ``''`` for ""
+    (was: nothing, unseen)."""
+    return f"{value:g}" if isinstance(value, float) else shlex.quote(value) \
+        if isinstance(value, str) else str(value)
 
 
 def parse_range(text: str, name: str) -> tuple[float, float]:
@@ -159,10 +162,12 @@ class FxSettings:
     def __post_init__(self) -> None:
         Encoding.of(self)  # the encoder settings' form (the encoder's own: check_encoding)
         if not _whole(self.window, 1):
-            raise ConfigError(f"--motion-blur {self.window} must be a whole number of "
-                              "frames >= 1 (the window)")
+            raise about(ConfigError, "motion_blur", self.window, " must be a whole number of "
+                        "frames >= 1 (the window)", head=as_typed("--motion-blur",
+                                                                  str(self.window)))
         if not _whole(self.stride, 1):
-            raise ConfigError(f"--stride {self.stride} must be a whole number of frames >= 1")
+            raise about(ConfigError, "stride", self.stride, " must be a whole number of "
+                        "frames >= 1", head=as_typed("--stride", str(self.stride)))
         if self.weights not in CURVES:
             raise ConfigError(f"--weights {self.weights!r} must be one of {', '.join(CURVES)}")
         if not _positive(self.depth_scale):
@@ -203,7 +208,7 @@ class FxSettings:
             two = self.depth is not None and usable_cores() >= 2
             object.__setattr__(self, "workers", 2 if two else 1)
         if not (_whole(self.workers, 1) and self.workers <= 64):
-            raise ConfigError(f"--workers {self.workers} must be an integer from 1 to 64")
+            raise ConfigError(f"--workers {_said(self.workers)} must be an integer from 1 to 64")
         if not isinstance(self.linear_light, bool) or not isinstance(self.resume, bool):
             raise ConfigError("linear_light and resume must be True or False")
 

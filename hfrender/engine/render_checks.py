@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from hfrender.config import ConfigError
-from hfrender.errors import about, spelling
+from hfrender.errors import about, as_typed, spelling
 from hfrender.io.writers import check_output
 
 
@@ -90,7 +90,7 @@ def auto_or_int(name: str, text: str) -> int | str:
         return int(text)
     except ValueError:
         raise about(ConfigError, name, text, " must be 'auto' or an integer",
-                    head=f"--{name} {text}") from None
+                    head=as_typed(f"--{name}", text)) from None
 
 
 def check_resume_keeping(config: Any) -> None:
