@@ -51,6 +51,9 @@ def refused(capsys, *argv):
     (["--seed", "x"], "--seed x must be an integer from 0 to 9223372036854775807"),
     (["--max-coc-px", "x"], "--max-coc-px x must be a finite number > 0"),
     (["--audio-offset", "x"], f"--audio-offset x {OFFSET}"),
+    # a number as typed (was "--audio-offset 1e+12")
+    (["--audio-offset", "1000000000000"], "--audio-offset 1000000000000 places the sound of "
+     "--audio FILE: give it too, or leave --audio-offset out"),
 ])
 def test_render_numeric_flag_given_a_word(tmp_path, capsys, flags, said):
     out = tmp_path / "o.mp4"
@@ -101,6 +104,8 @@ def test_still_numeric_flag_given_a_word(tmp_path, capsys, flags, said):
      ">= 1 and <= 64"),
     (["--codec", ""], "--codec '': bench discards its frames, no encoder runs: leave it out"),
     (["--audio", ""], "--audio '': bench writes no video to give sound: leave it out"),
+    (["--audio-offset", "1e309"], "--audio-offset 1e309: bench writes no video to give "
+     "sound: leave it out"),  # (a number as typed: was "inf")
 ])
 def test_bench_numeric_flag_given_a_word(capsys, flags, said):
     assert refused(capsys, "bench", BAR, "--size", "16x8", *flags) == said
@@ -116,6 +121,8 @@ def test_fx_encoder_flag_given_a_word(tmp_path, capsys):
     (["--stride", "x"], "--stride x must be a whole number of frames >= 1"),
     (["--workers", "0"], "--workers 0 must be an integer from 1 to 64"),
     (["--stride", "0"], "--stride 0 must be a whole number of frames >= 1"),
+    (["--fps", "1000000000000"], "--fps 1000000000000: the output's rate (--fps / --stride "
+     "1) must be from 0.001 to 1000 fps"),  # (was "--fps 1e+12")
     (["--stride", ""], "--stride '' must be a whole number of frames >= 1"),
     (["--motion-blur", ""], "--motion-blur '' must be a whole number of frames >= 1 (the "
      "window)"),
@@ -140,6 +147,12 @@ def test_fx_numeric_flag_given_a_word(tmp_path, capsys, flags, said):
     # a lens option no job uses (no depth pass): no job's check to say it, said all the same
     (["--f-stop", "x"], "--f-stop x must be a number"),
     (["--aperture-blades", "5.5"], "--aperture-blades 5.5 must be a whole number"),
+    # numbers as typed (were "--duration 1e+06", "--shutter inf")
+    (["--duration", "1e6"], "on the command line, for job 'shot': --duration 1e6 s at 30 fps "
+     "is 30,000,000 frames; hfrender renders at most 10,000,000 in one output (lower "
+     "--duration or --fps, or render it in parts)"),
+    (["--shutter", "1e309"], "on the command line, for job 'shot': --shutter 1e309 must be a "
+     "finite number > 0 and <= 5760"),
     (["--workers", ""], "on the command line, for job 'shot': --workers '' must be an integer "
      "from 1 to 64 or 'auto'"),
     (["--max-length", ""], "--max-length '' applies only with --vectors (motion blur from "

@@ -22,6 +22,7 @@ from hfrender.cli.common import (
 from hfrender.config import ConfigError, parse_fps
 from hfrender.engine.batch_paths import NOT_IN_A_BATCH, READS
 from hfrender.engine.batch_progress import BatchTally, go_on, planned_frames
+from hfrender.engine.batch_values import Typed
 from hfrender.errors import as_given, as_typed, nearest, pastable
 from hfrender.io.segments import segments_kept
 from hfrender.io.sequence_names import home_path
@@ -38,7 +39,7 @@ def overrides_of(words: list[str]) -> tuple[dict, dict]:
     from hfrender.engine.batch import FX_OPTIONS, RENDER_OPTIONS, option_name
 
     own: dict = {}
-    found: dict = {}
+    found = Typed()  # (each value as typed too: --shutter 1e309)
     i = 0
     while i < len(words):
         word = words[i]
@@ -78,6 +79,8 @@ def overrides_of(words: list[str]) -> tuple[dict, dict]:
         try:
             found[key] = parse_fps(value) if key == "fps" and value else \
                 _parse(name, value, want)
+            if value is not None:
+                found.typed[key] = value
         except ConfigError as exc:  # named as typed, --fps 1/0 (was: fps='1/0')
             said = as_typed(f"--{name}", value or "")
             raise as_given(exc, lambda _, said=said: said) from None

@@ -57,9 +57,19 @@ def job_said(taken: dict[str, tuple[int, str, Any]],
     took it from spells it (:func:`~hfrender.engine.batch_paths.taken_from`) and the value
     as TOML does (``max-in-flight = 0``), or the option after the jobs file (``--fps 0``)."""
     said = {key: f"{raw} = {toml_said(value)}" for key, (_, raw, value) in taken.items()}
-    said.update({key: as_typed(f"--{key.replace('_', '-')}", _typed_text(value))
-                 for key, value in overrides.items()})
+    typed = getattr(overrides, "typed", {})  # (Typed: the texts the command line gave)
+    said.update({key: as_typed(f"--{key.replace('_', '-')}", typed.get(key, _typed_text(
+        value))) for key, value in overrides.items()})
     return said.get
+
+
+class Typed(dict):
+    """The options given after the jobs file, by key, as taken (numbers), with ``typed``:
+    each one's text as typed (``1e309``; was said as taken, ``--shutter inf``)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.typed: dict[str, str] = {}
 
 
 def _typed_text(value: Any) -> str:

@@ -177,8 +177,9 @@ class FxSettings:
                                                <= self.input_fps / self.stride <= MAX_FPS):
             fps = (f"{self.input_fps:g}" if isinstance(self.input_fps, numbers.Real)
                    else repr(self.input_fps))
-            raise ConfigError(f"--fps {fps}: the output's rate (--fps / --stride "
-                              f"{self.stride}) must be from {MIN_FPS:g} to {MAX_FPS:g} fps")
+            raise about(ConfigError, "fps", fps, (  # (a flag: as typed, --fps 1000000000000)
+                f": the output's rate (--fps / --stride {self.stride}) must be from "
+                f"{MIN_FPS:g} to {MAX_FPS:g} fps"), head=f"--fps {fps}")
         check_needs({"depth": self.depth, "depth_zero_is_sky": self.depth_zero_is_sky,
                      "depth_resize": self.depth_resize, "depth_range": self.depth_range,
                      "vectors": self.vectors, "motion_blur": None if self.window == 1 else

@@ -81,9 +81,10 @@ def render_config(given: dict[str, Any], command: str = "render") -> RenderConfi
     config = RenderConfig(**values)
     _depth_only(g, config, spell)
     if config.audio is None and config.audio_offset != 0:  # (else: no sound, unsaid)
-        raise ConfigError(f"{spell.said('audio_offset', config.audio_offset)} places the "
-                          f"sound of {spell.form('audio', 'FILE')}: give it too, or leave "
-                          f"{spell.name('audio_offset')} out")
+        raise about(ConfigError, "audio_offset", config.audio_offset, (  # (flag: as typed)
+            f" places the sound of {spell.form('audio', 'FILE')}: give it too, or leave "
+            f"{spell.name('audio_offset')} out"), head=spell.said("audio_offset",
+                                                                 config.audio_offset))
     shutter_in_frames(config.shutter)  # the flag's or hfrender.toml's (a review)
     if g["samples_range"] is not None and config.samples != "auto":
         raise ConfigError(f"{spell.said('samples_range', g['samples_range'])} applies only "
