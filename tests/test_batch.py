@@ -1004,6 +1004,10 @@ def test_a_bad_value_after_the_jobs_file_is_told_as_the_option(folder, capsys):
     assert capsys.readouterr().err.splitlines()[0] == (
         "hfrender: error: on the command line, for jobs 'bar' and 'frames': --fps 0 must be a "
         "finite number >= 0.001 and <= 1000")
+    # an empty rate: on the command line, once (was the jobs file's, 'fps = ""', a job each)
+    assert main(["batch", str(folder / "jobs.toml"), "--fps", ""]) == 2
+    assert capsys.readouterr().err.splitlines() == [
+        "hfrender: error: --fps '' must be a number or a fraction such as 30000/1001"]
     assert main(["batch", str(folder / "jobs.toml"), "--codec", ""]) == 2  # (was "--codec  must")
     assert capsys.readouterr().err.splitlines()[0] == (
         "hfrender: error: on the command line, for jobs 'bar' and 'frames': --codec '' must be "

@@ -77,7 +77,7 @@ def overrides_of(words: list[str]) -> tuple[dict, dict]:
             hint = f"; did you mean --{near[0]}?" if near else ""
             raise ConfigError(f"--{name}: not an option of hfrender render or fx{hint}")
         try:
-            found[key] = parse_fps(value) if key == "fps" and value else \
+            found[key] = parse_fps(value) if key == "fps" and value is not None else \
                 _parse(name, value, want)
             if value is not None:
                 found.typed[key] = value
