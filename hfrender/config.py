@@ -180,9 +180,7 @@ class RenderConfig:
                                            or self.bit_depth not in BIT_DEPTHS):
             raise about(ConfigError, "bit_depth", self.bit_depth, " must be one of "  # (was:
                         f"{', '.join(map(str, BIT_DEPTHS))}")  # left out as if PNG's alone)
-        if self.codec is not None and not (isinstance(self.codec, str) and self.codec):
-            raise about(ConfigError, "codec", self.codec, " must be an ffmpeg encoder's name, "
-                        "such as libx264")
+        check_codec_name(self.codec)
         if self.backend is not None:  # (named at hfrender.toml's key, not later as a flag)
             resolve_name(self.backend)
         if self.gl is not None:
@@ -297,6 +295,13 @@ def parse_fps(value: object) -> object:
             raise about(ConfigError, "fps", value, " must be a number or a fraction such as "
                         "30000/1001") from None
     return value
+
+
+def check_codec_name(codec: object) -> None:
+    """A codec given is a name (render's and fx's: was an empty one taken by fx, unsaid)."""
+    if codec is not None and not (isinstance(codec, str) and codec):
+        raise about(ConfigError, "codec", codec, " must be an ffmpeg encoder's name, such as "
+                    "libx264")
 
 
 def _is_int(v: object) -> bool:

@@ -1010,8 +1010,8 @@ def test_a_bad_value_after_the_jobs_file_is_told_as_the_option(folder, capsys):
         "hfrender: error: --fps '' must be a number or a fraction such as 30000/1001"]
     assert main(["batch", str(folder / "jobs.toml"), "--codec", ""]) == 2  # (was "--codec  must")
     assert capsys.readouterr().err.splitlines()[0] == (
-        "hfrender: error: on the command line, for jobs 'bar' and 'frames': --codec '' must be "
-        "an ffmpeg encoder's name, such as libx264")
+        "hfrender: error: on the command line, for jobs 'bar', 'smooth' and 'frames': --codec '' "
+        "must be an ffmpeg encoder's name, such as libx264")
     assert main(["batch", str(folder / "jobs.toml"), "--size", "1 x"]) == 2
     assert capsys.readouterr().err.splitlines()[0] == (
         "hfrender: error: on the command line, for jobs 'bar' and 'frames': --size '1 x' must be "

@@ -142,13 +142,16 @@ def test_an_fx_job_before_the_job_that_writes_its_defaults_depth_is_refused(fold
     ("hfrender.toml", r"is the settings file hfrender reads: write the summary elsewhere$"),
     ("results.toml", r"is a TOML file's name; the summary is JSON \(--summary results\.json\)"),
     (None, r"--summary needs a file: --summary FILE$"),
+    # (was: taken, no summary written, unsaid)
+    ("", r"error: --summary '': an empty path; name a file: --summary FILE$"),
 ])
 def test_the_summary_is_none_of_the_batchs_own_files(folder, capsys, where, said):
     import re
 
     before = {p: p.read_bytes() for p in folder.rglob("*") if p.is_file()}
     argv = ["batch", str(folder / "jobs.toml"), "--summary"]
-    argv += [str(folder / where)] if where else ["--samples", "2"]
+    argv += [str(folder / where) if where else where] if where is not None else \
+        ["--samples", "2"]
     assert main(argv) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and re.search(said, err), err

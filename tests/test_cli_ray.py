@@ -759,3 +759,23 @@ def test_keep_samples_with_ray_is_refused_before_the_store_there_is_said_replace
         "hfrender: error: --keep-samples with --ray: a sample store is written by one render; "
         "render it locally to keep its sub-frames\n")
     assert [r.getMessage() for r in caplog.records if r.levelname == "WARNING"] == []
+
+
+RAY_EMPTY = ("--ray '': no address; give a cluster's ('auto' or HOST:PORT), or --ray alone "
+             "for a Ray started here")
+
+
+@pytest.mark.parametrize("command", ["render", "fx", "batch"])
+def test_an_empty_ray_address_is_refused_not_run_here(tmp_path, capsys, monkeypatch, command):
+    """``--ray ''`` (an address variable unset) ran locally, exit 0, unsaid (a bad-input
+    sweep): refused, before any work."""
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "in.mp4").write_bytes(b"")
+    (tmp_path / "jobs.toml").write_text(f'[[job]]\nname = "a"\nscene = "{BAR}"\n'
+                                        'output = "a.mp4"\nsize = "16x8"\nduration = 0.1\n')
+    argv = {"render": ["render", BAR, "-o", "o.mp4", "--size", "16x8", "--duration", "0.1"],
+            "fx": ["fx", "in.mp4", "-o", "o.mp4", "--motion-blur", "2"],
+            "batch": ["batch", "jobs.toml"]}[command]
+    assert main([*argv, "--ray", ""]) == 2
+    assert capsys.readouterr().err == f"hfrender: error: {RAY_EMPTY}\n"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["in.mp4", "jobs.toml"]

@@ -103,6 +103,7 @@ def test_still_numeric_flag_given_a_word(tmp_path, capsys, flags, said):
     (["--grid-workers", ""], "--grid-workers '' must be a comma-separated list of integers "
      ">= 1 and <= 64"),
     (["--codec", ""], "--codec '': bench discards its frames, no encoder runs: leave it out"),
+    (["--plot", ""], "--plot '': an empty path; name a file: --plot PNG"),  # (was: taken)
     (["--audio", ""], "--audio '': bench writes no video to give sound: leave it out"),
     (["--audio-offset", "1e309"], "--audio-offset 1e309: bench writes no video to give "
      "sound: leave it out"),  # (a number as typed: was "inf")
@@ -115,6 +116,10 @@ def test_fx_encoder_flag_given_a_word(tmp_path, capsys):
     out = tmp_path / "o.mp4"
     assert refused(capsys, "fx", str(DATA / "missing.mp4"), "-o", str(out), "--motion-blur",
                    "2", "--crf", "x") == f"--crf x {CRF}"
+    # an empty encoder's name, refused as render refuses it (was: taken, exit 0)
+    assert refused(capsys, "fx", str(DATA / "missing.mp4"), "-o", str(out), "--motion-blur",
+                   "2", "--codec", "") == ("--codec '' must be an ffmpeg encoder's name, such "
+                                           "as libx264")
 
 
 @pytest.mark.parametrize("flags, said", [
@@ -147,6 +152,11 @@ def test_fx_numeric_flag_given_a_word(tmp_path, capsys, flags, said):
     # a lens option no job uses (no depth pass): no job's check to say it, said all the same
     (["--f-stop", "x"], "--f-stop x must be a number"),
     (["--aperture-blades", "5.5"], "--aperture-blades 5.5 must be a whole number"),
+    # a lens option no job uses, its number checked all the same (was: taken, exit 0)
+    (["--f-stop", "nan"], "--f-stop nan must be a finite number > 0"),
+    (["--focus-distance", "-inf"], "--focus-distance -inf must be a distance in metres "
+     "greater than the focal length (0.05 m, a 50 mm lens), or inf"),
+    (["--sensor-width-mm", "nan"], "--sensor-width-mm nan must be a finite number > 0"),
     # numbers as typed (were "--duration 1e+06", "--shutter inf")
     (["--duration", "1e6"], "on the command line, for job 'shot': --duration 1e6 s at 30 fps "
      "is 30,000,000 frames; hfrender renders at most 10,000,000 in one output (lower "

@@ -10,7 +10,7 @@ from typing import Any
 
 from hfrender.backends import get_backend
 from hfrender.cli.commands import _config_from
-from hfrender.cli.common import check_scene_path, interrupted_code
+from hfrender.cli.common import check_scene_path, empty_path, interrupted_code
 from hfrender.cli.options import flag_said
 from hfrender.config import MAX_GRANULARITY, ConfigError
 from hfrender.errors import as_typed
@@ -59,6 +59,7 @@ def cmd_bench(args: argparse.Namespace) -> int:
     _check_outputs(outputs, config)
     # (was: checked after the header, as "workers=99 ... or 'auto'")
     workers = _int_list("grid-workers", args.grid_workers, top=64)
+    empty_path("--plot", args.plot, "--plot PNG")
     if args.plot:  # checked before the grid runs, not after
         from hfrender.engine.bench import pyplot
 

@@ -15,6 +15,7 @@ from hfrender.cli.common import (
     interrupted_code,
     output_notes,
     per_frame,
+    ray_address,
     ray_retries,
     sigterm_interrupts,
 )
@@ -100,6 +101,7 @@ def _reconstruction(config: RenderConfig, stats: Any) -> str:
 
 
 def cmd_render(args: argparse.Namespace) -> int:
+    ray_address(getattr(args, "ray", None))  # (--ray '': was run here, unsaid)
     config = _config_from(args)
     check_render(args.file, config, store=False)  # (the store's below: --ray refuses one)
     if getattr(args, "ray", None) and config.preview:  # (was: refused by the workers)

@@ -14,6 +14,7 @@ from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any
 
+from hfrender.config import ConfigError
 from hfrender.engine.render_checks import (  # noqa: F401 - the commands' own, re-exported
     auto_or_int,
     check_encoder,
@@ -24,6 +25,7 @@ from hfrender.errors import (  # noqa: F401 - the commands' own, re-exported
     SYSTEM_SAID,
     HFRenderError,
     SystemRefused,
+    as_typed,
     first_line,
     system_refused,
 )
@@ -178,6 +180,21 @@ def output_name(text: str, what: str = "a file (out.mp4) or frames (frames/%05d.
     if not text.strip():
         raise argparse.ArgumentTypeError(f"{text!r} is an empty path; name {what}")
     return home_path(text)  # (-o=~/out.mp4: no shell expanded it)
+
+
+def ray_address(text: object) -> None:
+    """``--ray``'s value refused where it is blank (``--ray "$ADDR"``, the variable unset:
+    was run here, unsaid); ``--ray`` alone is Ray started here."""
+    if isinstance(text, str) and not text.strip():
+        raise ConfigError(f"{as_typed('--ray', text)}: no address; give a cluster's ('auto' "
+                          "or HOST:PORT), or --ray alone for a Ray started here")
+
+
+def empty_path(flag: str, text: object, form: str) -> None:
+    """A path given empty (or blank) refused as ``--summary '': an empty path; name a file:
+    --summary FILE`` (``form``; was taken, nothing written, unsaid)."""
+    if isinstance(text, str) and not text.strip():
+        raise ConfigError(f"{as_typed(flag, text)}: an empty path; name a file: {form}")
 
 
 def sequence_name(text: str) -> str:

@@ -17,6 +17,7 @@ from hfrender.cli.common import (
     first_line,
     interrupted_code,
     kept_apart,
+    ray_address,
     ray_retries,
     sequence_name,
     sigterm_interrupts,
@@ -199,6 +200,7 @@ def cmd_fx(args: argparse.Namespace) -> int:
     from hfrender.engine.fx import FxJob
 
     check_output_name(args.output)  # (was: -o out.mp4/ wrote out.mp4)
+    ray_address(args.ray)  # (--ray '': was run here, unsaid)
     settings = _settings(args)
     if not is_picture(args.output):  # (one picture's: as a sequence's, when it is opened)
         # the footage's size is not known yet

@@ -6,6 +6,7 @@ value as TOML spells it (``max-in-flight = 0``, ``hdr = true``; was Python's
 from __future__ import annotations
 
 import logging
+import math
 import re
 from collections.abc import Callable
 from typing import Any
@@ -157,6 +158,24 @@ def taken_by_some(overrides: dict, jobs: list[Any], options: dict[str, dict]) ->
     for key in VECTORS_ONLY:
         if key in overrides and not any(key in job.options for job in jobs):
             check_needs({key: overrides[key]}, lambda k: f"--{k.replace('_', '-')}")
+    _lens_checked(overrides, jobs)
+
+
+def _lens_checked(overrides: dict, jobs: list[Any]) -> None:
+    """The lens options after the jobs file that no job takes (none reads a depth pass),
+    checked all the same, as a lens of the others' defaults (was: ``--f-stop nan`` taken,
+    unsaid); a word is :func:`numbers_checked`'s."""
+    from hfrender.engine.fx_settings import LENS_OPTIONS
+    from hfrender.optics import Lens
+
+    depth = any(job.options.get("depth") is not None for job in jobs)
+    unused = {} if depth else {k: overrides[k] for k in LENS_OPTIONS
+                               if k in overrides and not isinstance(overrides[k], str)}
+    if unused:
+        try:
+            Lens(**{"focus_distance": math.inf, "f_stop": 2.8, **unused})
+        except InputError as exc:
+            raise as_given(exc, job_said({}, overrides)) from None
 
 
 # a job's line about a value it shares with other jobs (the command line's, [defaults]',

@@ -12,7 +12,7 @@ from dataclasses import asdict, dataclass, replace
 import numpy as np
 
 from hfrender.backends import CHOICES
-from hfrender.config import MAX_FPS, MIN_FPS, ConfigError
+from hfrender.config import MAX_FPS, MIN_FPS, ConfigError, check_codec_name
 from hfrender.disparity import (
     Disparity,
     check_kind,
@@ -161,6 +161,7 @@ class FxSettings:
 
     def __post_init__(self) -> None:
         Encoding.of(self)  # the encoder settings' form (the encoder's own: check_encoding)
+        check_codec_name(self.codec)
         if not _whole(self.window, 1):
             raise about(ConfigError, "motion_blur", self.window, " must be a whole number of "
                         "frames >= 1 (the window)", head=as_typed("--motion-blur",
