@@ -172,8 +172,9 @@ class RenderConfig:
             # (hfrender.toml's output = 5 crashed: "expected str, ... not int")
             raise about(ConfigError, "output", self.output, " must be a file name: a video "
                         "(out.mp4) or an image sequence (frames/%05d.png)")
-        if self.keep_samples is not None and not isinstance(self.keep_samples,
-                                                            (str, os.PathLike)):
+        if self.keep_samples is not None and not (isinstance(self.keep_samples, os.PathLike)
+                                                  or str(self.keep_samples).strip()
+                                                  and isinstance(self.keep_samples, str)):
             raise about(ConfigError, "keep_samples", self.keep_samples, " must be a folder's "
                         "name: the sample store to write (shot.samples)")
         if self.bit_depth is not None and (not _is_int(self.bit_depth)

@@ -227,3 +227,29 @@ def test_reexpose_numeric_flag_given_a_word(tmp_path, capsys, flags, said):
     out = tmp_path / "o.mp4"
     assert refused(capsys, "reexpose", str(store), "-o", str(out), *flags) == said
     assert not out.exists()
+
+
+@pytest.mark.parametrize("argv, said", [
+    # an empty path named as typed (were "jobs file not found: .", " is a folder, not a
+    # scene file", ".: not a sample store", "--keep-samples .: the folder is not empty")
+    (["batch", ""], "jobs file '': an empty path; name the jobs file (jobs.toml)"),
+    (["render", "", "-o", "o.mp4"], "'': an empty path; name the scene's file (a .py script "
+     "or a shader)"),
+    (["still", "", "-o", "s.png"], "'': an empty path; name the scene's file (a .py script "
+     "or a shader)"),
+    (["reexpose", "", "-o", "r.mp4"], "'': an empty path; name the sample store (the folder "
+     "render --keep-samples wrote)"),
+    (["render", BAR, "-o", "o.mp4", "--keep-samples", ""], "--keep-samples '' must be a "
+     "folder's name: the sample store to write (shot.samples)"),
+    # a folder for the jobs file (was "jobs file not found" of a folder that is there)
+    (["batch", "shots"], "jobs file shots is a folder; name the jobs file in it (in it: "
+     "a.toml, b.toml)"),
+])
+def test_an_empty_path_or_a_folder_is_named(tmp_path, capsys, monkeypatch, argv, said):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "shots").mkdir()
+    for name in ("b.toml", "a.toml", "notes.txt"):
+        (tmp_path / "shots" / name).write_text("")
+    (tmp_path / "keep").write_text("")  # the folder is not empty: "." would be refused so
+    assert refused(capsys, *argv) == said
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["keep", "shots"]

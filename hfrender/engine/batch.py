@@ -298,9 +298,10 @@ def load_jobs(path: str | Path, overrides: dict | None = None) -> list[BatchJob]
         import tomllib
     except ImportError:  # Python 3.10
         import tomli as tomllib  # type: ignore[no-redef]
+    from hfrender.engine.batch_inputs import check_jobs_file
+
+    check_jobs_file(path)
     path = Path(path)
-    if not path.is_file():
-        raise InputError(f"jobs file not found: {path}")
     try:
         data = tomllib.loads(path.read_text())
     except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:

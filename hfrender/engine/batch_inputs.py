@@ -10,7 +10,7 @@ from typing import Any
 
 from hfrender.engine.batch_paths import READS, declared, resolved_path
 from hfrender.engine.batch_values import fx_defaults
-from hfrender.errors import InputError, InputErrors
+from hfrender.errors import InputError, InputErrors, pastable
 from hfrender.io.sequence_names import is_sequence
 
 
@@ -85,3 +85,20 @@ def _taken(entry: Any, key: str, defaults: dict, overrides: dict) -> tuple[Any, 
         if table.get(key) is not None:
             return {**entry, key: table[key]}, whose
     return entry, ""
+
+
+def check_jobs_file(path: str | Path) -> None:
+    """The jobs file is a file: one line naming it as given where it is empty or a folder
+    (was "jobs file not found: ." for '', and "not found" of a folder that is there)."""
+    p = Path(path)
+    if not str(path).strip():
+        raise InputError(f"jobs file {pastable(path)}: an empty path; name the jobs file "
+                         "(jobs.toml)")
+    if p.is_dir():
+        found = sorted(f.name for f in p.glob("*.toml") if f.is_file())
+        listed = f" (in it: {', '.join(found[:6])}{', ...' if len(found) > 6 else ''})" \
+            if found else " (it holds no .toml file)"
+        raise InputError(f"jobs file {pastable(p)} is a folder; name the jobs file in it"
+                         f"{listed}")
+    if not p.is_file():
+        raise InputError(f"jobs file not found: {p}")

@@ -209,6 +209,9 @@ class SampleStore:
     @classmethod
     def open(cls, path: str | Path) -> SampleStore:
         p = Path(path)
+        if not str(path).strip():  # (was ".: not a sample store", the current folder)
+            raise StoreError(f"{pastable(path)}: an empty path; name the sample store (the "
+                             "folder render --keep-samples wrote)")
         # one being written (its name alone was taken for it: a missing one is no folder)
         writing = p.name.endswith(".partial") and (p / MARKER).is_file()
         if writing or (not p.exists() and partial_dir(p).is_dir()):

@@ -11,7 +11,7 @@ from functools import lru_cache
 from pathlib import Path
 
 from hfrender.checksum import sha256_file
-from hfrender.errors import nearest
+from hfrender.errors import nearest, pastable
 
 
 def scene_modules(path: str | Path) -> dict[str, str]:
@@ -153,6 +153,8 @@ def missing_scene(path: str | Path) -> str:
     """The line for a scene ``path`` that is no file: a folder's scene files named (was:
     "scene file not found" of a folder that is there); a misspelt file's nearest."""
     p = Path(path)
+    if not str(path).strip():  # (was " is a folder, not a scene file": the current one)
+        return f"{pastable(path)}: an empty path; name the scene's file (a .py script or a shader)"
     if not p.is_dir():
         try:  # a typo: the nearest scene file beside it (was: not found, and no more)
             near = nearest(p.name, [f.name for f in p.parent.iterdir()
