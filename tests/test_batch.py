@@ -1490,3 +1490,24 @@ def test_two_jobs_filling_one_sequence_by_ranges_are_told_how(tmp_path, capsys, 
         f"hfrender: error: {tmp_path / 'jobs.toml'}: jobs 'a' and 'b' have the same output "
         f"({tmp_path / 'out' / '%04d.png'}){hint}"]
     assert not (tmp_path / "out").exists()
+
+
+@pytest.mark.parametrize("flag, value", [("--motion-blur", "1000000000000"),
+                                         ("--stride", "13"), ("--motion-blur", "13")])
+def test_a_window_longer_than_an_fx_jobs_input_is_refused_before_any_job(folder, capsys, flag,
+                                                                         value):
+    """The clip has 12 frames: a window or stride past them was refused only when the fx
+    job's turn came, after the render before it had written its output (a bad-input
+    sweep)."""
+    assert main(["batch", str(folder / "jobs.toml"), flag, value, "--quiet"]) == 2
+    assert capsys.readouterr().err == (
+        f"hfrender: error: on the command line, for job 'smooth': {flag} {value} is longer "
+        "than the input (12 frames)\n")
+    # the job's own, named as the file spells it
+    jobs = folder / "jobs.toml"
+    jobs.write_text(jobs.read_text().replace("motion-blur = 4", "motion-blur = 13"))
+    assert main(["batch", str(jobs), "--quiet"]) == 2
+    assert capsys.readouterr().err == (
+        f"hfrender: error: {jobs}: job 'smooth': motion-blur = 13 is longer than the input (12 "
+        "frames)\n")
+    assert not (folder / "out").exists()  # nothing ran

@@ -63,7 +63,7 @@ def test_an_fx_jobs_folder_of_frames_is_checked_by_their_names_alone(folder, mon
     import hfrender.io.footage as footage
 
     (folder / "in").mkdir()
-    for i in range(3):
+    for i in range(4):  # (as many as the window: its length is told by the names)
         iio.imwrite(folder / "in" / f"{i:03d}.png", np.zeros((8, 32, 3), np.uint8))
     path = folder / "jobs.toml"
     path.write_text(path.read_text().replace('input = "clip.mp4"', 'input = "in"'))

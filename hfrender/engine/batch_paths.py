@@ -268,14 +268,16 @@ def check_job(job: Any, earlier: bool = False) -> None:
     if job.kind == "fx":  # its input (depth, vectors) there now (one an earlier job makes:
         check_not_input(str(job.output), [("input", [job.source])] +  # told by the outputs'
                         [(READS[key], [file]) for key, file in fx_reads(job)])  # check)
-        if fx_reads(job) and not earlier:  # path, size, frames, focus pixel (was: found only
-            from hfrender.engine.fx_depth import check_depth  # when the job's turn came)
+        from hfrender.engine.fx_depth import check_depth, window_there
 
-            check_depth(str(job.source), checked)
-        elif not earlier and job.source.is_dir():  # its pictures (was: a folder of none
-            from hfrender.io.footage import check_folder  # failed when its turn came)
+        if fx_reads(job) and not earlier:  # path, size, frames, focus pixel, window (was:
+            check_depth(str(job.source), checked)  # found only when the job's turn came)
+        elif not earlier:
+            if job.source.is_dir():  # its pictures (was: a folder of none failed when its
+                from hfrender.io.footage import check_folder  # turn came)
 
-            check_folder(str(job.source))
+                check_folder(str(job.source))
+            window_there(str(job.source), checked)  # (was: at its turn, a bad-input sweep)
     if job.kind == "render":  # (fx keeps no partial output: its segments, for --resume)
         check_partial_free(str(job.output), "output")
         _shader_lines(job.source)

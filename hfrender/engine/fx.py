@@ -32,7 +32,7 @@ from hfrender.backends import get_backend
 from hfrender.color import premultiply
 from hfrender.engine.buffers import OutputBuffers
 from hfrender.engine.core import Engine
-from hfrender.engine.fx_depth import depth_pass_of, focused
+from hfrender.engine.fx_depth import check_window, depth_pass_of, focused
 from hfrender.engine.fx_fusion import FxFusion, stream_pad
 from hfrender.engine.fx_notes import deep_note, keeps_sound, picture_notes, sound_left_out
 from hfrender.engine.fx_output import (
@@ -44,7 +44,6 @@ from hfrender.engine.fx_output import (
     written_format,
 )
 from hfrender.engine.fx_settings import FxSettings
-from hfrender.frame_range import n_frames
 from hfrender.hyperframe.builder import HyperFrameBuilder, auto_granularity, free_memory_bytes
 from hfrender.hyperframe.frame import HyperFrame
 from hfrender.hyperframe.pool import slot_count
@@ -200,9 +199,7 @@ class FxJob:
     def _check(self) -> None:
         """Everything that can be said wrong before a frame is read; the depth pass."""
         footage, s = self.footage, self.s
-        if max(s.window, s.stride) > footage.count:  # not one window, or one frame a clip
-            what = f"--motion-blur {s.window}" if s.window >= s.stride else f"--stride {s.stride}"
-            raise FootageError(f"{what} is longer than the input ({n_frames(footage.count)})")
+        check_window(s, footage.count)
         # before the depth is read (was: after, and a fault of the depth told instead)
         check_one_picture(self.output, self._total(), self.source, " ".join(
             f"--{k} {v}" for k, v in (("motion-blur", s.window), ("stride", s.stride)) if v > 1))
