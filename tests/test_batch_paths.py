@@ -216,7 +216,7 @@ def test_an_fx_jobs_depth_pass_is_checked_before_any_job_runs(folder, capsys):
     assert main(["batch", str(path)]) == 2
     lines = capsys.readouterr().err.splitlines()
     assert [re.search(r"job '(\w+)': (.*)", x).groups() for x in lines] == [
-        ("gone", f"depth not found: {folder / 'none.npy'}"),
+        ("gone", 'depth = "none.npy": not found'),  # (as the file spells it)
         ("half", f"depth {folder / 'half.npy'} is 16x8, the footage 32x16: they must match, "
                  "or pass --depth-resize nearest (or linear) to scale the depth to the footage"),
         ("pixel", 'focus-pixel = "40,2" is outside the 32x16 frames (x from 0 to 31, y from 0 '

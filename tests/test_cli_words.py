@@ -229,6 +229,47 @@ def test_reexpose_numeric_flag_given_a_word(tmp_path, capsys, flags, said):
     assert not out.exists()
 
 
+def test_fx_focal_length_past_the_focus_is_its_own_fault(tmp_path, capsys):
+    """``--focal-length-mm 1e12`` beside ``--focus-distance 2`` was blamed on the focus
+    distance ('--focus-distance 2 must be ... greater than the focal length (1e+09 m, a
+    1e+12 mm lens)'): the focal length given is named, as typed; a focus distance no lens
+    reaches is still its own."""
+    np = pytest.importorskip("numpy")
+    clip, depth = tmp_path / "in.mp4", tmp_path / "z.npy"
+    clip.write_bytes(b"")
+    np.save(depth, np.full((2, 4, 4), 3.0, np.float32))
+    argv = ["fx", str(clip), "-o", str(tmp_path / "o.mp4"), "--depth", str(depth), "--f-stop",
+            "2"]
+    assert refused(capsys, *argv, "--focus-distance", "2", "--focal-length-mm", "1e12") == (
+        "--focal-length-mm 1e12 must be shorter than the focus distance (2 m): at most 2000 mm")
+    assert refused(capsys, *argv, "--focus-distance", "0.01", "--focal-length-mm", "85") == (
+        "--focus-distance 0.01 must be a distance in metres greater than the focal length "
+        "(0.085 m, a 85 mm lens), or inf")
+
+
+@pytest.mark.parametrize("flags, said", [
+    # the flag and the value as typed, existence first (were "depth not found: abc", and
+    # "depth missing.mp4: a video is not read as depth" of a file not there)
+    (["--depth", "abc"], "--depth abc: not found"),
+    (["--depth", "missing.mp4"], "--depth missing.mp4: not found"),
+    (["--depth", "z.mp4"], "--depth z.mp4: a video is not read as depth (8-bit, compressed: "
+     "its steps would show); export the pass as a 16-bit PNG or EXR sequence, or a .npy"),
+])
+def test_fx_depth_path_named_as_given(tmp_path, capsys, monkeypatch, flags, said):
+    import subprocess
+
+    import imageio_ffmpeg
+
+    monkeypatch.chdir(tmp_path)
+    subprocess.run([imageio_ffmpeg.get_ffmpeg_exe(), "-loglevel", "error", "-f", "lavfi", "-i",
+                    "testsrc=size=32x16:rate=30", "-frames:v", "3", "-pix_fmt", "yuv420p",
+                    "clip.mp4"], check=True)
+    (tmp_path / "z.mp4").write_bytes((tmp_path / "clip.mp4").read_bytes())
+    assert refused(capsys, "fx", "clip.mp4", "-o", "o.mp4", "--focus-distance", "2",
+                   "--f-stop", "2", *flags) == said
+    assert not (tmp_path / "o.mp4").exists()
+
+
 @pytest.mark.parametrize("argv, said", [
     # an empty path named as typed (were "jobs file not found: .", " is a folder, not a
     # scene file", ".: not a sample store", "--keep-samples .: the folder is not empty")
@@ -253,3 +294,4 @@ def test_an_empty_path_or_a_folder_is_named(tmp_path, capsys, monkeypatch, argv,
     (tmp_path / "keep").write_text("")  # the folder is not empty: "." would be refused so
     assert refused(capsys, *argv) == said
     assert sorted(p.name for p in tmp_path.iterdir()) == ["keep", "shots"]
+

@@ -536,8 +536,9 @@ def test_an_exr_depth_of_a_lone_channel_that_names_no_depth_is_warned_of(tmp_pat
 
 
 @pytest.mark.parametrize("given, said", [
-    ("nope/%04d.exr", "depth not found: {tmp}/nope/%04d.exr"),  # (each was the formats'
-    ("nope", "depth not found: {tmp}/nope"),  # list, as if the one given were none of them)
+    ("nope/%04d.exr", "depth {tmp}/nope/%04d.exr: not found"),  # (each was the formats'
+    ("nope", "depth {tmp}/nope: not found"),  # list, as if the one given were none of them)
+    ("gone.mp4", "depth {tmp}/gone.mp4: not found"),  # (was "a video is not read as depth")
     ("z/%04d.png", "depth {tmp}/z/%04d.png: {tmp}/z holds no .png images (it holds .exr)"),
     ("z.mp4", "depth {tmp}/z.mp4: a video is not read as depth (8-bit, compressed: its steps "
               "would show); export the pass as a 16-bit PNG or EXR sequence, or a .npy"),

@@ -22,7 +22,7 @@ from hfrender.cli.common import (
     sequence_name,
     sigterm_interrupts,
 )
-from hfrender.cli.options import flags_as_given, number
+from hfrender.cli.options import flag_said, flags_as_given, number
 from hfrender.config import DOF_METHODS, ConfigError
 from hfrender.disparity import KINDS
 from hfrender.errors import FLAG, HFRenderError, as_given
@@ -222,7 +222,9 @@ def cmd_fx(args: argparse.Namespace) -> int:
             _interrupted(job.stats, args.output)
             return interrupted_code(exc)
         except HFRenderError as exc:  # the one line says where the frames made are, its
-            said = as_given(exc, spell=FLAG)  # settings named as flags (was: 'give max_length=')
+            said = as_given(exc, lambda key: flag_said(getattr(args, "words", None), key),
+                            spell=FLAG)  # settings named as flags, as typed (was: 'give
+            # max_length=', 'depth not found: abc')
             if not getattr(job.stats, "partial", None):
                 if said is exc:
                     raise

@@ -193,7 +193,7 @@ def open_depth(path: str, scale: Scale = 1.0, zero_is_sky: bool = False) -> Dept
     p = Path(path)
     if p.suffix.lower() in (".npy", ".npz"):
         if not p.is_file():
-            raise FootageError(f"depth not found: {path}")
+            raise no_depth(path)
         arr = _load_numpy(p, path)
         if arr.dtype.kind not in "fiu":
             raise FootageError(f"{path}: depth has dtype {arr.dtype}; it must be numeric "
@@ -227,7 +227,7 @@ def open_depth(path: str, scale: Scale = 1.0, zero_is_sky: bool = False) -> Dept
         say_one_of_many(path, p)
         return _static(path, _read_one(p), scale, zero_is_sky)  # one image: every frame's
     if files is None:
-        raise FootageError(no_depth(path))
+        raise no_depth(path)
     return _sequence(path, files, scale, zero_is_sky)
 
 

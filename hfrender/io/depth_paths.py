@@ -8,7 +8,9 @@ import logging
 import re
 from pathlib import Path
 
+from hfrender.errors import about
 from hfrender.io.images import DEPTH_CHANNELS, exr_depth_channel
+from hfrender.io.probe import FootageError
 from hfrender.io.sequence_files import VIDEO_FILES
 
 log = logging.getLogger("hfrender.io.depth_pass")  # (said as the depth pass's own)
@@ -32,25 +34,29 @@ def say_one_of_many(path: str, p: Path) -> None:
 DEPTH_KINDS = (".png", ".exr")
 
 
-def no_depth(path: str) -> str:
-    """Why ``path`` gives no depth: not there, a video, or a folder of other images (was:
-    the formats listed for each, as if the one given were none of them)."""
+def no_depth(path: str) -> FootageError:
+    """Why ``path`` gives no depth: not there (said first: was "a video is not read" of a
+    video not there), a video, or a folder of other images (was: the formats listed for
+    each, as if the one given were none of them); ``depth PATH: ...``, named as its caller
+    gave it (``--depth abc: not found``, ``depth = "abc": ...``: :func:`~hfrender.errors.
+    as_given`)."""
     p = Path(path)
     folder = p if p.is_dir() else p.parent
-    if p.is_file() and p.suffix.lower() not in (*VIDEO_FILES, ".gif", *DEPTH_KINDS):
-        return (f"depth {path}: {p.suffix or 'a file without a suffix'} is no depth format; "
-                "use a .npy or .npz file, or a 16-bit PNG / EXR sequence")
-    if p.suffix.lower() in (*VIDEO_FILES, ".gif"):
-        return (f"depth {path}: a video is not read as depth (8-bit, compressed: its steps "
-                "would show); export the pass as a 16-bit PNG or EXR sequence, or a .npy")
-    if not p.exists() and ("%" not in p.name or not folder.is_dir()):
-        return f"depth not found: {path}"
+    why = "use a .npy or .npz file, or a 16-bit PNG / EXR sequence (a folder or a pattern " \
+        "such as depth/%05d.png), or one such image for every frame"
     kinds = sorted({f.suffix.lower() for f in folder.iterdir() if f.suffix.lower() in
                     DEPTH_KINDS}) if folder.is_dir() else []
-    if kinds and p.suffix.lower() not in kinds and not p.is_dir():
-        return f"depth {path}: {folder} holds no {p.suffix} images (it holds {', '.join(kinds)})"
-    return (f"depth {path}: use a .npy or .npz file, or a 16-bit PNG / EXR sequence (a folder "
-            "or a pattern such as depth/%05d.png), or one such image for every frame")
+    if not p.exists() and ("%" not in p.name or not folder.is_dir()):
+        why = "not found"
+    elif p.is_file() and p.suffix.lower() not in (*VIDEO_FILES, ".gif", *DEPTH_KINDS):
+        why = (f"{p.suffix or 'a file without a suffix'} is no depth format; use a .npy or "
+               ".npz file, or a 16-bit PNG / EXR sequence")
+    elif p.suffix.lower() in (*VIDEO_FILES, ".gif"):
+        why = ("a video is not read as depth (8-bit, compressed: its steps would show); "
+               "export the pass as a 16-bit PNG or EXR sequence, or a .npy")
+    elif kinds and p.suffix.lower() not in kinds and not p.is_dir():
+        why = f"{folder} holds no {p.suffix} images (it holds {', '.join(kinds)})"
+    return about(FootageError, "depth", path, f": {why}", head=f"depth {path}")
 
 
 def say_channel(path: str, file: Path, whose: str) -> None:
