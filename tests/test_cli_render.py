@@ -143,8 +143,10 @@ SEVERAL = "import hfrender as hf\nclass A(hf.Scene):\n    pass\nclass B(hf.Scene
     (["render", "{empty}"],
      r"empty.py: no Scene subclass found \(write `class MyScene\(hf.Scene\):`\)"),
     (["render", "{several}"], r"several.py has several scenes \(A, B\); choose one with -s NAME"),
-    (["render", "{several}", "-s", "C"], r"several.py: no Scene named 'C'; found A, B"),
-    (["render", "{several}", "-s", "a"], r"several.py: no Scene named 'a'; did you mean A\?$"),
+    (["render", "{several}", "-s", "C"], r"-s C: no Scene of that name in .+several.py; found "
+     r"A, B"),
+    (["render", "{several}", "-s", "a"], r"-s a: no Scene of that name in .+several.py; did you "
+     r"mean A\?$"),
     (["render", "{several}", "-s", "320x180"], r"-s 320x180: -s names the scene class; the "
      r"size is --size 320x180$"),  # ffmpeg's -s (was: no Scene named '320x180')
     (["render", BAR, "-s", "320:180"], r"-s 320:180: -s names the scene class; the size is "

@@ -295,3 +295,22 @@ def test_an_empty_path_or_a_folder_is_named(tmp_path, capsys, monkeypatch, argv,
     assert refused(capsys, *argv) == said
     assert sorted(p.name for p in tmp_path.iterdir()) == ["keep", "shots"]
 
+
+
+@pytest.mark.parametrize("argv", [["render", "-o", "o.mp4", "--scene", "Bal"],
+                                  ["still", "-o", "s.png", "-s", "Bal"],
+                                  ["bench", "--scene", ""]])
+def test_a_scene_name_not_in_the_file_names_the_flag_as_typed(tmp_path, capsys, monkeypatch,
+                                                               argv):
+    """``--scene X`` was refused as 'FILE: no Scene named 'X'', the flag unnamed (a
+    bad-input sweep)."""
+    monkeypatch.chdir(tmp_path)
+    scene = tmp_path / "two.py"
+    scene.write_text("import hfrender as hf\nclass Ball(hf.Scene):\n    pass\n"
+                     "class Cube(hf.Scene):\n    pass\n")
+    command, *flags = argv
+    typed = " ".join(flags[-2:]) if flags[-1] else f"{flags[-2]} ''"
+    near = "did you mean Ball?" if flags[-1] else "found Ball, Cube"
+    assert refused(capsys, command, str(scene), *flags) == (
+        f"{typed}: no Scene of that name in {scene}; {near}")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["two.py"]

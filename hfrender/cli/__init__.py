@@ -48,14 +48,22 @@ from hfrender.cli.docs import add_parser as add_docs_parser  # noqa: E402
 from hfrender.cli.fx import add_parser as add_fx_parser  # noqa: E402
 from hfrender.cli.habits import SIZE_FLAGS, ffmpeg_options, habit_hints  # noqa: E402
 from hfrender.cli.info import cmd_info  # noqa: E402
-from hfrender.cli.options import encoder_options, fps_arg, number, render_options  # noqa: E402
+from hfrender.cli.options import (  # noqa: E402
+    encoder_options,
+    flag_said,
+    fps_arg,
+    number,
+    render_options,
+)
 from hfrender.cli.reexpose import add_parser as add_reexpose_parser  # noqa: E402
 from hfrender.cli.still import cmd_still, picture_name  # noqa: E402
-from hfrender.errors import (  # noqa: E402
+from hfrender.errors import (  # noqa: E402  # noqa: E402
+    FLAG,
     BackendUnavailable,
     HFRenderError,
     InputError,
     ToolUnavailable,
+    as_given,
     meant,
     units_note,
 )
@@ -275,6 +283,16 @@ def _in_scene(exc: KeyboardInterrupt) -> str:
     return f" in {place}" if place else ""
 
 
+def _scene_typed(exc: BaseException, words: Sequence[str]) -> BaseException:
+    """A scene name the file lacks, named as typed (``--scene X``, ``-s ''``; was "FILE: no
+    Scene named 'X'", the flag unnamed); any other error as it is."""
+    loader = sys.modules.get("hfrender.scene.loader")  # (loaded where it was raised)
+    if loader is None or not isinstance(exc, loader.SceneError):
+        return exc
+    return as_given(exc, lambda key: flag_said(words, key) if key == "scene" else None,
+                    spell=FLAG)
+
+
 def _quiet_stdout() -> None:
     """stdout sent to /dev/null from here on (a pipe gone, a full disk)."""
     try:
@@ -311,6 +329,7 @@ def _main(argv: Sequence[str] | None) -> int:
                     raise
                 raise refused from exc
     except HFRenderError as exc:  # hfrender's own: one line (-v: the traceback too)
+        exc = _scene_typed(exc, words)
         if args.verbose:
             traceback.print_exception(exc, file=sys.stderr)
         lines = getattr(exc, "lines", None) or [first_line(exc)]  # InputErrors: each one

@@ -38,13 +38,7 @@ def cmd_bench(args: argparse.Namespace) -> int:
     from hfrender.engine import bench
     from hfrender.engine.render_setup import usable_cores
 
-    for key, instead in BENCH_IGNORES.items():
-        value = getattr(args, key)
-        if value not in (None, False):
-            flag = f"--{key.replace('_', '-')}"  # (the value as typed: --codec '')
-            given = flag if value is True else flag_said(getattr(args, "words", None), key) or \
-                as_typed(flag, str(value))
-            raise ConfigError(f"{given}: {instead}")
+    _none_ignored(args)
     bar, args.quiet = not args.quiet, True  # -q: no bar (the cells render quietly anyway)
     config = _config_from(args)
     check_scene_path(args.file)
@@ -148,6 +142,18 @@ def _frames_there(args: argparse.Namespace, config: Any) -> int:
 
     seconds = config.duration or load_scene(args.file, args.scene).duration
     return min(args.frames, config.frame_count(seconds))
+
+
+def _none_ignored(args: argparse.Namespace) -> None:
+    """A render option bench would take and do nothing with refused, named as typed
+    (``--codec ''``: was ``--codec :``), with what to give instead."""
+    for key, instead in BENCH_IGNORES.items():
+        value = getattr(args, key)
+        if value not in (None, False):
+            flag = f"--{key.replace('_', '-')}"
+            given = flag if value is True else flag_said(getattr(args, "words", None), key) or \
+                as_typed(flag, str(value))
+            raise ConfigError(f"{given}: {instead}")
 
 
 def _int_list(name: str, text: str, top: int | None = None) -> list[int]:

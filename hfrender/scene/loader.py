@@ -12,11 +12,12 @@ import re
 import sys
 import threading
 from collections.abc import Callable
+from functools import partial
 from pathlib import Path
 from typing import Any
 
 import hfrender.scene as scene_package
-from hfrender.errors import HFRenderError, InputError, nearest
+from hfrender.errors import HFRenderError, InputError, Spelling, nearest, saying
 from hfrender.scene import Scene, ShaderScene, checks, other_names
 from hfrender.scene.shader_code import UNCLOSED_COMMENT, unclosed_comment
 from hfrender.scene.sources import (
@@ -68,7 +69,7 @@ def _instance(path: str | Path, name: str | None) -> Scene:
     elif name in found:
         cls = found[name]
     else:
-        raise SceneError(_missing(f"{p}: no Scene named {name!r}", name, every))
+        raise saying(SceneError, partial(_scene_said, str(p), name, _missing("", name, every)))
     try:
         scene = cls()
     except (Exception, SystemExit) as exc:  # the scene's own __init__: its file and line
@@ -156,6 +157,14 @@ def _scene_path(path: str | Path, name: str | None, flag: str) -> Path:
         raise SceneError(f"{p}: a scene is a Python file (.py) or a fragment shader "
                          f"({', '.join(SHADER_SUFFIXES)})")
     return p
+
+
+def _scene_said(path: str, name: str, rest: str, spell: Spelling) -> str:
+    """A scene name the file lacks: as a command typed it (``--scene X``, ``-s ''``: was
+    "FILE: no Scene named 'X'", the flag unnamed), else ``FILE: no Scene named 'X'``."""
+    typed = spell.given("scene") if spell.given else None
+    return f"{typed}: no Scene of that name in {path}{rest}" if typed else \
+        f"{path}: no Scene named {name!r}{rest}"
 
 
 def _missing(said: str, name: str, names: list[str]) -> str:
