@@ -165,6 +165,8 @@ def test_fx_numeric_flag_given_a_word(tmp_path, capsys, flags, said):
      "finite number > 0 and <= 5760"),
     (["--workers", ""], "on the command line, for job 'shot': --workers '' must be an integer "
      "from 1 to 64 or 'auto'"),
+    (["--max-length", "1e309"], "--max-length 1e309 applies only with --vectors (motion blur "
+     "from motion vectors: the longest vector it takes)"),  # (as typed: was "inf")
     (["--max-length", ""], "--max-length '' applies only with --vectors (motion blur from "
      "motion vectors: the longest vector it takes)"),
     (["--depth-kind", ""], "on the command line, for job 'blur': --depth-kind '' must be one "

@@ -157,7 +157,10 @@ def taken_by_some(overrides: dict, jobs: list[Any], options: dict[str, dict]) ->
                               f"the jobs file has none (its jobs: {', '.join(sorted(kinds))})")
     for key in VECTORS_ONLY:
         if key in overrides and not any(key in job.options for job in jobs):
-            check_needs({key: overrides[key]}, lambda k: f"--{k.replace('_', '-')}")
+            try:
+                check_needs({key: overrides[key]}, lambda k: f"--{k.replace('_', '-')}")
+            except InputError as exc:  # as typed (was: --max-length inf for 1e309)
+                raise as_given(exc, job_said({}, overrides)) from None
     _lens_checked(overrides, jobs)
 
 
