@@ -44,3 +44,46 @@ def test_8_bit_hdr_blended_as_stored_keeps_its_tags_and_is_not_said_wrong(tmp_pa
              "colours come out wrong"],
             "yuv420p(tv, bt709, progressive)"),  # through RGB: SDR, said
         1: ([], "yuv420p(tv, bt2020nc/bt2020/smpte2084, progressive)")}  # PQ, as it was
+
+
+def _first_frame(path, stream):
+    import numpy as np
+
+    raw = subprocess.run([imageio_ffmpeg.get_ffmpeg_exe(), "-v", "error", "-i", str(path),
+                          "-map", f"0:v:{stream}", "-frames:v", "1", "-f", "rawvideo",
+                          "-pix_fmt", "rgb24", "-"], capture_output=True, check=True).stdout
+    return np.frombuffer(raw, np.uint8).astype(int)
+
+
+def test_a_second_video_stream_left_out_is_said_a_cover_picture_is_not(tmp_path, caplog):
+    """An .mkv of two video streams (a camera's second angle, a proxy beside the master)
+    came out of its first alone without a word (a footage trial): the other is said left
+    out, with the ffmpeg line that takes it out to work on; a cover picture (an attached
+    pic, not footage) is said nothing of."""
+    two = tmp_path / "two.mkv"
+    ffmpeg("-f", "lavfi", "-i", "testsrc2=s=64x36:r=10:d=0.5", "-f", "lavfi", "-i",
+           "smptebars=s=64x36:r=10:d=0.5", "-map", "0", "-map", "1", "-c:v", "libx264",
+           "-pix_fmt", "yuv420p", two)
+    plain = tmp_path / "plain.mp4"
+    ffmpeg("-f", "lavfi", "-i", "testsrc2=s=64x36:r=10:d=0.5", "-c:v", "libx264",
+           "-pix_fmt", "yuv420p", plain)
+    cover = tmp_path / "cover.png"
+    ffmpeg("-f", "lavfi", "-i", "color=red:s=16x16", "-frames:v", "1", cover)
+    covered = tmp_path / "covered.mp4"
+    ffmpeg("-i", plain, "-i", cover, "-map", "0", "-map", "1", "-c", "copy",
+           "-disposition:v:1", "attached_pic", covered)
+    said = {}
+    for clip in (two, covered):
+        out = tmp_path / f"o_{clip.stem}.mkv"
+        caplog.clear()
+        with caplog.at_level("WARNING"):
+            assert main(["fx", str(clip), "-o", str(out), "--motion-blur", "1",
+                         "--quiet"]) == 0
+        said[clip.stem] = [r.getMessage() for r in caplog.records]
+    assert said == {"two": [
+        f"{two} has 2 video streams; {tmp_path / 'o_two.mkv'} is made of the first "
+        "(64x36 h264) alone, the other left out: to work on another, take it out first "
+        "(ffmpeg -i IN -map 0:v:1 -map 0:a? -c copy OUT.mkv)"], "covered": []}
+    out = _first_frame(tmp_path / "o_two.mkv", 0)  # the first stream, not the bars:
+    assert abs(out - _first_frame(two, 0)).mean() < 10 < 60 < abs(  # 6.2, 95.7 codes off
+        out - _first_frame(two, 1)).mean()

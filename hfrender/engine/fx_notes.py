@@ -1,6 +1,7 @@
 """What fx changes in the picture and the sound that it says (warnings, before a frame is
-read): sound and subtitles left out, HDR and wide-gamut colour read as BT.709, square pixels,
-evened-out frame times, interlacing, timecode, depth past 8 bits."""
+read): sound, subtitles and video streams after the first left out, HDR and wide-gamut
+colour read as BT.709, square pixels, evened-out frame times, interlacing, timecode, depth
+past 8 bits."""
 
 from __future__ import annotations
 
@@ -94,6 +95,18 @@ def _colour_notes(source: str, info: Any) -> None:
                     WIDE_GAMUT[primaries])
 
 
+def _streams_left_out(source: str, output: str, info: Any) -> None:
+    """A warning for the video streams after the first, which fx does not read (a
+    camera's second angle, a proxy beside the master: was left out unsaid, a footage
+    trial), with the ffmpeg line that takes another out to work on."""
+    n = info.video_tracks
+    if n > 1:
+        log.warning("%s has %d video streams; %s is made of the first (%dx%d %s) alone, the "
+                    "other%s left out: to work on another, take it out first (ffmpeg -i IN "
+                    "-map 0:v:1 -map 0:a? -c copy OUT.mkv)", source, n, output, *info.size,
+                    info.codec, "" if n == 2 else "s")
+
+
 def picture_notes(source: str, output: str, info: Any, stride: int = 1,
                   planes: bool = False) -> None:
     """Warnings for what fx changes in the picture: HDR footage (HLG, PQ) is read and
@@ -103,6 +116,7 @@ def picture_notes(source: str, output: str, info: Any, stride: int = 1,
     download): only its frames there are read. ``planes``: the 4:2:0 planes are blended as
     stored (``--gamma-space``) and keep their colour tags, HDR's too: its colours are right
     (was: said to come out wrong, as SDR, a footage trial)."""
+    _streams_left_out(source, output, info)
     if info.cut_short:
         log.warning("%s is cut short (ffmpeg: %s; an unfinished download or copy?): the "
                     "%d frames it holds are used", source, info.cut_short, info.count)

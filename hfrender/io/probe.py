@@ -42,6 +42,7 @@ class VideoInfo:
     cut_short: str = ""  # the demuxer's words where the file ends before its data does
     audio_codecs: tuple[str, ...] = ()  # each audio track's, as ffmpeg names it ("aac")
     codec: str = ""  # the video's, as ffmpeg names it ("h264", "dvvideo")
+    video_tracks: int = 1  # video streams, cover pictures not counted: fx reads the first
 
     @property
     def native_yuv420p(self) -> bool:
@@ -124,7 +125,7 @@ def _probe(path: str, mtime_ns: int, size: int) -> VideoInfo | str:
     return VideoInfo(fps, (w, h), len(pts), pix_fmt, audio > 0, times,
                      start if start > 1e-3 else 0.0, vp9_alpha, sar,
                      stamp.group(1) if stamp else "", audio, subtitles,
-                     _cut_short(res.stderr), _audio_codecs(head), codec)
+                     _cut_short(res.stderr), _audio_codecs(head), codec, _videos(head))
 
 
 # what ffmpeg's demuxers say of a file that ends before the data its index lists (an MP4's
@@ -193,6 +194,13 @@ def _tracks(head: str) -> tuple[int, int]:
     """(audio tracks, subtitle tracks) of the input, as ffmpeg lists its streams."""
     kinds = OTHER_STREAMS.findall(head)
     return kinds.count("Audio"), kinds.count("Subtitle")
+
+
+def _videos(head: str) -> int:
+    """How many video streams the input has, as ffmpeg lists them: cover pictures
+    (attached pics, an album's or a podcast's art) are no footage and not counted."""
+    return sum("(attached pic)" not in line for line in re.findall(
+        r"^\s*Stream #\d+:\d+.*: Video: .*$", head, re.M))
 
 
 def _audio_codecs(head: str) -> tuple[str, ...]:
