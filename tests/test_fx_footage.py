@@ -2,6 +2,7 @@
 import subprocess
 
 import imageio_ffmpeg
+import pytest
 
 from hfrender.cli import main
 
@@ -87,3 +88,31 @@ def test_a_second_video_stream_left_out_is_said_a_cover_picture_is_not(tmp_path,
     out = _first_frame(tmp_path / "o_two.mkv", 0)  # the first stream, not the bars:
     assert abs(out - _first_frame(two, 0)).mean() < 10 < 60 < abs(  # 6.2, 95.7 codes off
         out - _first_frame(two, 1)).mean()
+
+
+@pytest.mark.parametrize("raw, dtype, channels", [("rgb48le", "<u2", 3), ("rgba", "u1", 4)])
+def test_a_tiff_sequence_keeps_its_16_bits_and_its_alpha(tmp_path, rng, raw, dtype,
+                                                          channels):
+    """A 16-bit TIFF sequence (a scan's, an editor's export) came out 8-bit, an RGBA one
+    without its alpha, unsaid (a footage trial: 'fx keeps the footage's alpha and bit
+    depth'); its first frame's, as Pillow reads it, are kept."""
+    import numpy as np
+
+    from hfrender.io.images import read_png
+
+    top = 65535 if channels == 3 else 255
+    frames = rng.integers(0, top + 1, (3, 12, 16, channels)).astype(dtype)
+    if channels == 4:
+        frames[..., 3] = rng.integers(1, 256, (3, 12, 16))  # see-through, never clear
+    (tmp_path / "in").mkdir()
+    subprocess.run([imageio_ffmpeg.get_ffmpeg_exe(), "-v", "error", "-f", "rawvideo",
+                    "-pix_fmt", raw, "-s", "16x12", "-i", "-", "-start_number", "1",
+                    str(tmp_path / "in" / "%04d.tif")], input=frames.tobytes(), check=True)
+    assert main(["fx", str(tmp_path / "in" / "%04d.tif"), "-o", str(tmp_path / "o" /
+                 "%04d.png"), "--motion-blur", "1", "--quiet"]) == 0
+    out = np.stack([read_png(tmp_path / "o" / f"{k:04d}.png") for k in (1, 2, 3)])
+    assert (out.dtype, out.shape) == (frames.dtype, frames.shape)
+    if channels == 3:
+        assert np.abs(out.astype(int) - frames).max() <= 1  # 16 bits through linear light
+    else:
+        assert np.array_equal(out[..., 3], frames[..., 3])  # the alpha as it was
