@@ -81,6 +81,31 @@ def test_a_damaged_frame_of_a_png_sequence_is_one_line(tmp_path, capsys):
     assert not out.exists()
 
 
+@pytest.mark.parametrize("suffix", [".dpx", ".jpg"])
+def test_a_sequence_of_images_nothing_here_reads_is_not_said_damaged(tmp_path, capsys,
+                                                                     suffix):
+    """A DPX sequence (a film scan's, an editor's export), whole, was said to be "no
+    readable DPX image (damaged, or another format)" (a footage trial): no plugin here
+    reads DPX at all; the line says so and how to convert it. A damaged JPEG, a kind
+    Pillow reads, is still said damaged."""
+    (tmp_path / "in").mkdir()
+    first = tmp_path / "in" / f"0001{suffix}"
+    if suffix == ".dpx":
+        subprocess.run([FFMPEG, "-v", "error", "-f", "lavfi", "-i",
+                        "testsrc2=s=16x8:r=10:d=0.3", "-pix_fmt", "rgb48le", "-start_number",
+                        "1", str(tmp_path / "in" / "%04d.dpx")], check=True)
+    else:
+        for k in (1, 2, 3):
+            (tmp_path / "in" / f"{k:04d}.jpg").write_text("not a picture")
+    assert main(["fx", str(tmp_path / "in" / f"%04d{suffix}"), "-o", str(tmp_path / "o.mp4"),
+                 "--motion-blur", "2", "--quiet"]) == 2
+    assert capsys.readouterr().err == f"hfrender: error: cannot read {first}: " + (
+        "hfrender reads no DPX images (PNG, EXR, and what Pillow reads: TIFF, JPEG): "
+        "convert them first, to 16-bit PNGs in a folder png/ (ffmpeg -pattern_type glob -i "
+        f"'{tmp_path / 'in'}/*.dpx' -pix_fmt rgb48be png/%04d.png)\n" if suffix == ".dpx" else
+        "it is no readable JPG image (damaged, or another format)\n")
+
+
 def test_a_codec_this_ffmpeg_cannot_decode_names_the_cause(tmp_path, capsys):
     """ffmpeg's last line, "Error opening output files: Invalid argument", was said; its
     cause is the line that names the decoder (a video editor's trial)."""

@@ -370,8 +370,21 @@ def unreadable(path: Path, exc: Exception, what: str = "", hint: str = "") -> st
     opens it: damaged, or another format; or the plugin's own reason, then ``hint``)."""
     lines = str(exc).strip().splitlines()
     said = lines[0] if lines else ""
+    kind = f"{path.suffix.lstrip('.').upper()} " if path.suffix else ""
+    # a kind no plugin here reads (a whole DPX was said "damaged", a footage trial)
+    if "Could not find a backend" in said and not _pillow_reads(path.suffix):
+        return (f"cannot read {what}{path}: hfrender reads no {kind}images (PNG, EXR, "
+                "and what Pillow reads: TIFF, JPEG): convert them first, to 16-bit PNGs in "
+                f"a folder png/ (ffmpeg -pattern_type glob -i '{path.parent}/*{path.suffix}' "
+                "-pix_fmt rgb48be png/%04d.png)")
     why = ("damaged, or another format" if not said or "Could not find a backend" in said else
            f"damaged: {said}" if re.search(r"truncat|broken|corrupt", said, re.I) else
            said + hint)
-    kind = f"{path.suffix.lstrip('.').upper()} " if path.suffix else ""
     return f"cannot read {what}{path}: it is no readable {kind}image ({why})"
+
+
+def _pillow_reads(suffix: str) -> bool:
+    """Whether Pillow reads files named ``suffix`` (".jpg", ".tif": yes; ".dpx": no)."""
+    from PIL import Image
+
+    return suffix.lower() in Image.registered_extensions()
