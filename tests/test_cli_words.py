@@ -98,7 +98,8 @@ def test_still_numeric_flag_given_a_word(tmp_path, capsys, flags, said):
     (["--shutter", "x"], "--shutter x must be a finite number > 0 and <= 5760"),
     # an empty value quoted (was "--frames  must be", the value unseen)
     (["--frames", ""], "--frames '' must be an integer >= 1"),
-    (["--repeats", ""], "--repeats '' must be an integer from 1 to 100 (runs per cell, the best kept)"),
+    (["--repeats", ""], "--repeats '' must be an integer from 1 to 100 (runs per cell, the "
+                        "best kept)"),
     (["--outputs", ""], "--outputs '' must be a comma-separated list of integers >= 1"),
     (["--grid-workers", ""], "--grid-workers '' must be a comma-separated list of integers "
      ">= 1 and <= 64"),
