@@ -116,3 +116,33 @@ def test_a_tiff_sequence_keeps_its_16_bits_and_its_alpha(tmp_path, rng, raw, dty
         assert np.abs(out.astype(int) - frames).max() <= 1  # 16 bits through linear light
     else:
         assert np.array_equal(out[..., 3], frames[..., 3])  # the alpha as it was
+
+
+# an older ffmpeg's log of a stream copy: its output's streams before "Stream mapping:"
+_OLD_LOG = """Input #0, mov,mp4,m4a,3gp,3g2,mj2, from 'in.mp4':
+  Duration: 00:00:00.20, start: 0.000000, bitrate: 69 kb/s
+  Stream #0:0(und): Video: h264 (High) (avc1 / 0x31637661), yuv420p, 16x12 [SAR 1:1 DAR 4:3], 35 kb/s, 10 fps, 10 tbr, 10240 tbn (default)
+  Stream #0:1(und): Audio: aac (LC) (mp4a / 0x6134706D), 48000 Hz, mono, fltp, 69 kb/s
+Output #0, framecrc, to 'pipe:':
+  Stream #0:0(und): Video: h264 (High) (avc1 / 0x31637661), yuv420p, 16x12 [SAR 1:1 DAR 4:3], q=2-31, 35 kb/s, 10 fps, 10 tbr, 10240 tbn (default)
+Stream mapping:
+  Stream #0:0 -> #0:0 (copy)
+"""  # noqa: E501 - ffmpeg's lines as it prints them
+
+
+def test_an_older_ffmpegs_output_streams_are_not_counted_as_the_inputs(tmp_path,
+                                                                       monkeypatch):
+    """An older ffmpeg lists its output (``Output #0``) before ``Stream mapping:`` when it
+    copies: its one video stream was counted as the input's second (2 video streams, one
+    said left out); the input's alone are counted."""
+    from hfrender.io import probe as probing
+
+    clip = tmp_path / "in.mp4"
+    clip.write_bytes(b"not read: ffmpeg is stubbed")
+    packets = "#tb 0: 1/10240\n" + "".join(
+        f"0, {k * 1024}, {k * 1024}, 1024, 100, 0x0\n" for k in range(4))
+    run = subprocess.run
+    monkeypatch.setattr(probing.subprocess, "run", lambda cmd, **k: run(cmd, **k) if (
+        "framecrc" not in cmd) else subprocess.CompletedProcess(cmd, 0, packets, _OLD_LOG))
+    info = probing.probe(clip)
+    assert (info.video_tracks, info.audio_tracks, info.count, info.size) == (1, 1, 4, (16, 12))

@@ -79,7 +79,9 @@ def _probe(path: str, mtime_ns: int, size: int) -> VideoInfo | str:
     # packets an edit list hides (flag 0x4, "discard": a stream-copied trim) never decode
     packets = [(int(m.group(1)), int(m.group(2) or "0", 16)) for m in re.finditer(
         r"^0,\s*-?\d+,\s*(-?\d+),(?:[^\n]*?F=0x([0-9a-fA-F]+))?", res.stdout, re.M)]
-    head = res.stderr.split("Stream mapping:")[0]  # the input's streams
+    # the input's streams (an older ffmpeg lists its output's, Output #0, before the
+    # mapping when it copies: its video was counted as the input's second)
+    head = res.stderr.split("Stream mapping:")[0].split("\nOutput #")[0]
     if packets and packets[-1][1] & 2 and _cut_short(res.stderr) and \
             re.search(r"Video: (h264|hevc)\b", head):  # cut short, its last packet corrupt:
         packets.pop()  # H.264's decoder drops it (was counted, and its time made the rate
