@@ -244,7 +244,7 @@ def test_fx_focal_length_past_the_focus_is_its_own_fault(tmp_path, capsys):
     argv = ["fx", str(clip), "-o", str(tmp_path / "o.mp4"), "--depth", str(depth), "--f-stop",
             "2"]
     assert refused(capsys, *argv, "--focus-distance", "2", "--focal-length-mm", "1e12") == (
-        "--focal-length-mm 1e12 must be shorter than the focus distance (2 m): at most 2000 mm")
+        "--focal-length-mm 1e12 must be shorter than the focus distance (2 m): under 2000 mm")
     assert refused(capsys, *argv, "--focus-distance", "0.01", "--focal-length-mm", "85") == (
         "--focus-distance 0.01 must be a distance in metres greater than the focal length "
         "(0.085 m, a 85 mm lens), or inf")

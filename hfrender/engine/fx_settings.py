@@ -81,7 +81,7 @@ def depth_lens(o: dict, name: Callable[[str], str]) -> Lens:
     if missing:
         raise ConfigError(f"{name('depth')} needs {' and '.join(missing)}")
     given = {k: o.get(k) for k in LENS_OPTIONS if o.get(k) is not None}
-    _focal_under(focus if pixel is None else None, given.get("focal_length_mm"), name)
+    focal_under(focus if pixel is None else None, given.get("focal_length_mm"), name)
     # a bad value is the library's (f_stop=0.0), named as given by the caller's
     # errors.as_given: the flag as typed (--f-stop 0), the file's key (f-stop = 0)
     blades = check_blades("aperture_blades", given.pop("aperture_blades", 0))
@@ -90,14 +90,15 @@ def depth_lens(o: dict, name: Callable[[str], str]) -> Lens:
                    "aperture_blades": blades})
 
 
-def _focal_under(focus: object, focal: object, name: Callable[[str], str]) -> None:
+def focal_under(focus: object, focal: object, name: Callable[[str], str]) -> None:
     """A focal length given that the focus distance, right for the default 50 mm lens, is
     not past: the focal length's fault (was: ``--focal-length-mm 1e12`` blamed on
-    ``--focus-distance 2``)."""
+    ``--focus-distance 2``); fx's and a batch's lens options alike (was: "at most 2000 mm",
+    though 2000 is refused)."""
     if not (_positive(focus) and _positive(focal) and 0.05 < focus <= focal / 1000):
         return
     raise about(ConfigError, "focal_length_mm", focal, f" must be shorter than the focus "
-                f"distance ({focus:g} m): at most {focus * 1000:g} mm",
+                f"distance ({focus:g} m): under {focus * 1000:g} mm",
                 head=f"{name('focal_length_mm')} {_said(focal)}")
 
 
