@@ -158,6 +158,10 @@ def test_fx_numeric_flag_given_a_word(tmp_path, capsys, flags, said):
     (["--focus-distance", "-inf"], "--focus-distance -inf must be a distance in metres "
      "greater than the focal length (0.05 m, a 50 mm lens), or inf"),
     (["--sensor-width-mm", "nan"], "--sensor-width-mm nan must be a finite number > 0"),
+    # a focal length past the focus is the focal length's fault, as fx says it (was: blamed
+    # on --focus-distance 2)
+    (["--focus-distance", "2", "--focal-length-mm", "5000"], "--focal-length-mm 5000 must "
+     "be shorter than the focus distance (2 m): under 2000 mm"),
     # numbers as typed (were "--duration 1e+06", "--shutter inf")
     (["--duration", "1e6"], "on the command line, for job 'shot': --duration 1e6 s at 30 fps "
      "is 30,000,000 frames; hfrender renders at most 10,000,000 in one output (lower "

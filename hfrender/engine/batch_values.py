@@ -168,14 +168,16 @@ def _lens_checked(overrides: dict, jobs: list[Any]) -> None:
     """The lens options after the jobs file that no job takes (none reads a depth pass),
     checked all the same, as a lens of the others' defaults (was: ``--f-stop nan`` taken,
     unsaid); a word is :func:`numbers_checked`'s."""
-    from hfrender.engine.fx_settings import LENS_OPTIONS
+    from hfrender.engine.fx_settings import LENS_OPTIONS, focal_under
     from hfrender.optics import Lens
 
     depth = any(job.options.get("depth") is not None for job in jobs)
     unused = {} if depth else {k: overrides[k] for k in LENS_OPTIONS
                                if k in overrides and not isinstance(overrides[k], str)}
     if unused:
-        try:
+        try:  # a focal length past the focus its own fault, as fx says (was: the focus's)
+            focal_under(unused.get("focus_distance"), unused.get("focal_length_mm"),
+                        lambda k: f"--{k.replace('_', '-')}")
             Lens(**{"focus_distance": math.inf, "f_stop": 2.8, **unused})
         except InputError as exc:
             raise as_given(exc, job_said({}, overrides)) from None
