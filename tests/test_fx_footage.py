@@ -146,3 +146,58 @@ def test_an_older_ffmpegs_output_streams_are_not_counted_as_the_inputs(tmp_path,
         "framecrc" not in cmd) else subprocess.CompletedProcess(cmd, 0, packets, _OLD_LOG))
     info = probing.probe(clip)
     assert (info.video_tracks, info.audio_tracks, info.count, info.size) == (1, 1, 4, (16, 12))
+
+
+def _tiff(path, frame, raw):
+    h, w = frame.shape[:2]
+    subprocess.run([imageio_ffmpeg.get_ffmpeg_exe(), "-v", "error", "-f", "rawvideo",
+                    "-pix_fmt", raw, "-s", f"{w}x{h}", "-i", "-", str(path)],
+                   input=frame.tobytes(), check=True)
+
+
+def test_a_cmyk_jpeg_sequence_is_read_as_rgb_not_as_rgba(tmp_path):
+    """Pillow hands a CMYK JPEG to imageio as 4 channels, and a sequence of them was read
+    as RGBA, K as alpha (solid red: [55 225 225 0], see-through); CMYK is RGB."""
+    import numpy as np
+    from PIL import Image
+
+    from hfrender.io.footage import open_footage
+    from hfrender.io.images import read_png
+
+    (tmp_path / "in").mkdir()
+    for k in (1, 2, 3):
+        Image.new("CMYK", (16, 12), (0, 255, 255, 0)).save(tmp_path / "in" / f"{k:04d}.jpg")
+    with open_footage(str(tmp_path / "in" / "%04d.jpg"), pix_fmt="rgb") as clip:
+        assert clip.pix_fmt == "rgb24"
+    assert main(["fx", str(tmp_path / "in" / "%04d.jpg"), "-o", str(tmp_path / "o" /
+                 "%04d.png"), "--motion-blur", "1", "--quiet"]) == 0
+    out = read_png(tmp_path / "o" / "0002.png")
+    assert out.shape == (12, 16, 3)
+    assert np.abs(out.astype(int) - [255, 0, 0]).max() <= 2  # red, as Pillow converts it
+
+
+@pytest.mark.parametrize("raw, dtype, channels", [("rgb48le", "<u2", 3), ("rgba", "u1", 4)])
+def test_a_tiff_sequence_whose_last_frame_alone_has_more_keeps_it_for_all(tmp_path, rng, raw,
+                                                                         dtype, channels):
+    """A TIFF sequence whose 5th frame alone has alpha (or 16 bits) failed at frame 5,
+    4 frames written; every file's header decides up front, as a PNG sequence's do."""
+    import numpy as np
+
+    from hfrender.io.images import read_png
+
+    (tmp_path / "in").mkdir()
+    plain = rng.integers(0, 256, (4, 12, 16, 3)).astype(np.uint8)
+    last = rng.integers(1, 65536 if channels == 3 else 256, (12, 16, channels)).astype(dtype)
+    for k, frame in enumerate(plain, 1):
+        _tiff(tmp_path / "in" / f"{k:04d}.tif", frame, "rgb24")
+    _tiff(tmp_path / "in" / "0005.tif", last, raw)
+    assert main(["fx", str(tmp_path / "in" / "%04d.tif"), "-o", str(tmp_path / "o" /
+                 "%04d.png"), "--motion-blur", "1", "--quiet"]) == 0
+    out = np.stack([read_png(tmp_path / "o" / f"{k:04d}.png") for k in range(1, 6)])
+    assert (out.dtype, out.shape) == (last.dtype, (5, 12, 16, channels))
+    if channels == 3:  # the 8-bit frames widened (x257), the 16-bit one as it was
+        assert np.abs(out[:4].astype(int) - plain.astype(int) * 257).max() <= 1
+        assert np.abs(out[4].astype(int) - last).max() <= 1
+    else:  # the frames without alpha opaque, the last one's alpha as it was
+        assert np.array_equal(out[:4, ..., 3], np.full((4, 12, 16), 255))
+        assert np.array_equal(out[4, ..., 3], last[..., 3])

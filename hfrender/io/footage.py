@@ -22,8 +22,9 @@ import numpy as np
 from hfrender.io.colour_tags import WIDE, YUV, source_colour
 from hfrender.io.exr_footage import check_exr_sizes, exr_frame, is_one_image
 from hfrender.io.ffmpeg import bare, decode_command, frame_pipe_env, untagged_matrix, widen_pipe
-from hfrender.io.images import imageio_v3, png_header, png_whole, unreadable
-from hfrender.io.pixels import ALPHA, FLOAT, pix_fmt_facts, raw_dtype, raw_format
+from hfrender.io.images import png_header, png_whole, unreadable
+from hfrender.io.pillow_frames import as_format, pillow_head, read_frame, rgb8
+from hfrender.io.pixels import FLOAT, pix_fmt_facts, raw_dtype, raw_format
 from hfrender.io.probe import FootageError, VideoInfo, probe
 from hfrender.io.sequence_files import sequence_files
 from hfrender.io.writers import Closing, raw_frame_shape
@@ -66,7 +67,8 @@ class SequenceFootage(Closing):
     pix_fmt: str = "rgb24"
     decoder: _Decoder | None = None  # 16-bit PNGs: ffmpeg decodes the whole sequence
     stored: Any = None  # an EXR sequence's float type (its first frame's): float16, float32
-    kept: bool = False  # not PNG (TIFF, JPEG), its own alpha and depth: the first frame's
+    kept: bool = False  # not PNG (TIFF, JPEG), its own alpha and depth: its files' headers'
+    modes: tuple[str, ...] = ()  # not PNG: each file's, as Pillow opens it (CMYK: as RGB)
 
     def __post_init__(self) -> None:
         self._next = 0
@@ -79,7 +81,8 @@ class SequenceFootage(Closing):
             return False
         f = self.files[self._next]
         img = exr_frame(f, buf.shape[-1], self.stored) if self.pix_fmt in FLOAT else \
-            _as_format(_imread(f), f, self.pix_fmt, self.files[0] if self.kept else None)
+            as_format(read_frame(f, self.modes[self._next] if self.modes else ""), f,
+                      self.pix_fmt, self.kept)
         if img.shape[:2] != (self.size[1], self.size[0]):
             raise FootageError(f"{f}: {img.shape[1]}x{img.shape[0]}, but the sequence "
                                f"starts at {self.size[0]}x{self.size[1]}")
@@ -275,17 +278,19 @@ def _frame_bytes(size: tuple[int, int], pix_fmt: str) -> int:
 def _open_sequence(path: str, files: list[Path], fps: float, pix_fmt: str) -> SequenceFootage:
     """A PNG sequence: its size, alpha and depth from the files' headers (every file's:
     one with alpha or 16 bits decides for all); 16-bit ones are decoded by one ffmpeg.
-    Other images (TIFF, JPEG) are read by imageio, with their first frame's alpha and
-    depth."""
+    Other images (TIFF, JPEG) are read by imageio, their alpha and depth decided alike
+    from every file's header as Pillow reads it (was: the first frame's, a later one with
+    more refused when reached, frames written; CMYK's K taken for alpha)."""
     if files[0].suffix.lower() == ".exr":
         return _open_exr(path, files, fps)
     heads = [png_header(f) for f in files]
-    if heads[0] is None:  # not a PNG (TIFF, JPEG): as imageio reads it, its first frame's
-        first = _imread(files[0])  # 16 bits and alpha kept (were dropped unsaid, a trial)
-        h, w = _rgb8(first, files[0]).shape[:2]
-        fmt = raw_format(*_alpha_deep(first)) if pix_fmt == "rgb" else "rgb24"
-        return SequenceFootage(path, fps, (w, h), len(files), files, pix_fmt=fmt,
-                               kept=pix_fmt == "rgb")
+    if heads[0] is None:  # not a PNG (TIFF, JPEG): 16 bits and alpha kept (were dropped
+        looks = [pillow_head(f) for f in files]  # unsaid, a trial)
+        h, w = rgb8(read_frame(files[0], looks[0][0]), files[0]).shape[:2]
+        fmt = raw_format(any(a for _, a, _ in looks), any(d for *_, d in looks))
+        return SequenceFootage(path, fps, (w, h), len(files), files,
+                               pix_fmt=fmt if pix_fmt == "rgb" else "rgb24",
+                               kept=pix_fmt == "rgb", modes=tuple(m for m, *_ in looks))
     w, h = heads[0][:2]
     for f, head in zip(files, heads, strict=True):
         if head is not None and head[:2] != (w, h):
@@ -318,55 +323,3 @@ def _open_exr(path: str, files: list[Path], fps: float) -> SequenceFootage:
     check_exr_sizes(files, (w, h))
     return SequenceFootage(path, fps, (w, h), len(files), files,
                            pix_fmt="rgbaf32" if c == 4 else "rgbf32", stored=first.dtype)
-
-
-def _imread(path: Path) -> np.ndarray:
-    """An image file of a sequence through imageio; what it cannot read, one line (a
-    YCbCr TIFF: "chroma subsampling not supported")."""
-    try:
-        return imageio_v3().imread(path)
-    except Exception as exc:  # noqa: BLE001 - whatever the plugin says
-        raise FootageError(unreadable(path, exc, hint="; save the sequence as RGB PNG")
-                           ) from None
-
-
-def _alpha_deep(img: np.ndarray) -> tuple[bool, bool]:
-    """(has alpha, 16 bits) of an image as imageio reads it (grey and alpha: 2 channels)."""
-    return img.ndim == 3 and img.shape[-1] in (2, 4), img.dtype == np.uint16
-
-
-def _as_format(img: np.ndarray, where: Path, fmt: str, first: Path | None) -> np.ndarray:
-    """An image of a sequence that is not PNG in the sequence's raw format ``fmt``; where
-    that is its ``first`` frame's, a frame with alpha or 16 bits the first has not is
-    refused, not dropped (None: ``fmt`` was asked for, 8-bit RGB whatever the files)."""
-    alpha, deep = _alpha_deep(img)
-    more = "alpha" if alpha and fmt not in ALPHA else "16 bits" if deep and fmt in (
-        "rgb24", "rgba") else ""
-    if more and first is not None:
-        raise FootageError(f"{where} has {more}, but the sequence's first frame "
-                           f"({first.name}) has not: save its frames alike (all with "
-                           f"{more}, or none)")
-    if fmt not in ("rgb48le", "rgba64le"):
-        return _rgb8(img, where, alpha=fmt == "rgba")
-    img = img[..., None] if img.ndim == 2 else img
-    if img.shape[-1] in (1, 2):  # grey, grey and alpha
-        img = np.concatenate([np.repeat(img[..., :1], 3, axis=-1), img[..., 1:]], axis=-1)
-    img = img.astype(np.uint16) * 257 if img.dtype == np.uint8 else img.astype(np.uint16)
-    if fmt == "rgba64le" and img.shape[-1] == 3:
-        img = np.concatenate([img, np.full(img.shape[:2] + (1,), 65535, np.uint16)], -1)
-    return np.ascontiguousarray(img)
-
-
-def _rgb8(img: np.ndarray, where: Any, alpha: bool = False) -> np.ndarray:
-    """8-bit RGB (RGBA with ``alpha``: opaque where the file has none) of an image."""
-    if img.ndim == 2:
-        img = img[..., None]
-    if img.shape[-1] in (1, 2):  # grey, grey and alpha
-        img = np.concatenate([np.repeat(img[..., :1], 3, axis=-1), img[..., 1:]], axis=-1)
-    if img.dtype == np.uint16:
-        img = (img.astype(np.uint32) * 255 + 32767) // 65535
-    if img.dtype != np.uint8 and img.dtype != np.uint32:
-        raise FootageError(f"{where}: {img.dtype} images are not supported; use 8 or 16 bits")
-    if alpha and img.shape[-1] == 3:
-        img = np.concatenate([img, np.full(img.shape[:2] + (1,), 255, img.dtype)], axis=-1)
-    return np.ascontiguousarray(img[..., :4 if alpha else 3].astype(np.uint8))

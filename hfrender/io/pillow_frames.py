@@ -1,0 +1,84 @@
+"""The frames of a sequence that is neither PNG nor EXR (TIFF, JPEG: what Pillow reads),
+for :mod:`hfrender.io.footage`: each file's alpha and depth from its header, its pixels
+through imageio, in the sequence's raw format (:mod:`hfrender.io.pixels`)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from hfrender.io.images import imageio_v3, unreadable
+from hfrender.io.pixels import ALPHA
+from hfrender.io.probe import FootageError
+
+# Pillow's modes with alpha (a palette's: PA; premultiplied: RGBa, La)
+ALPHA_MODES = ("RGBA", "LA", "PA", "RGBa", "La")
+# modes read as RGB: Pillow hands a CMYK JPEG or TIFF to imageio as 4 channels, and K was
+# taken for alpha (solid red read as [55 225 225 0], see-through)
+TO_RGB = ("CMYK", "YCbCr", "LAB", "HSV")
+
+
+def pillow_head(path: Path) -> tuple[str, bool, bool]:
+    """(Pillow's mode, has alpha, 16 bits) of an image file, from its header alone (its
+    pixels not decoded); a file Pillow does not open is read whole, imageio's words for
+    one it cannot read (a DPX's: no plugin here reads it)."""
+    from PIL import Image
+
+    try:
+        with Image.open(path) as im:
+            mode, bits = im.mode, getattr(im, "tag_v2", {}).get(258, (8,))
+            palette = getattr(im.palette, "mode", "") if mode == "P" else ""
+    except Exception:  # noqa: BLE001 - not Pillow's: as imageio reads it, or its words
+        img = read_frame(path)
+        return "", img.ndim == 3 and img.shape[-1] in (2, 4), img.dtype == np.uint16
+    deep = mode.startswith("I;16") or max(bits if isinstance(bits, tuple) else (bits,)) > 8
+    return mode, mode in ALPHA_MODES or palette == "RGBA", deep
+
+
+def read_frame(path: Path, mode: str = "") -> np.ndarray:
+    """An image file of a sequence through imageio, CMYK (:data:`TO_RGB`) as RGB; what it
+    cannot read, one line (a YCbCr TIFF: "chroma subsampling not supported")."""
+    try:
+        return imageio_v3().imread(path, **({"mode": "RGB"} if mode in TO_RGB else {}))
+    except Exception as exc:  # noqa: BLE001 - whatever the plugin says
+        raise FootageError(unreadable(path, exc, hint="; save the sequence as RGB PNG")
+                           ) from None
+
+
+def as_format(img: np.ndarray, where: Path, fmt: str, kept: bool) -> np.ndarray:
+    """An image of a sequence in the sequence's raw format ``fmt``; where that is the
+    files' own (``kept``: decided from every file's header), a frame with alpha or 16 bits
+    its header did not say is refused, not dropped (not ``kept``: ``fmt`` was asked for,
+    8-bit RGB whatever the files)."""
+    alpha, deep = img.ndim == 3 and img.shape[-1] in (2, 4), img.dtype == np.uint16
+    more = "alpha" if alpha and fmt not in ALPHA else "16 bits" if deep and fmt in (
+        "rgb24", "rgba") else ""
+    if more and kept:
+        raise FootageError(f"{where} reads with {more} its header does not say: save the "
+                           "sequence as PNG")
+    if fmt not in ("rgb48le", "rgba64le"):
+        return rgb8(img, where, alpha=fmt == "rgba")
+    img = img[..., None] if img.ndim == 2 else img
+    if img.shape[-1] in (1, 2):  # grey, grey and alpha
+        img = np.concatenate([np.repeat(img[..., :1], 3, axis=-1), img[..., 1:]], axis=-1)
+    img = img.astype(np.uint16) * 257 if img.dtype == np.uint8 else img.astype(np.uint16)
+    if fmt == "rgba64le" and img.shape[-1] == 3:
+        img = np.concatenate([img, np.full(img.shape[:2] + (1,), 65535, np.uint16)], -1)
+    return np.ascontiguousarray(img)
+
+
+def rgb8(img: np.ndarray, where: Any, alpha: bool = False) -> np.ndarray:
+    """8-bit RGB (RGBA with ``alpha``: opaque where the file has none) of an image."""
+    if img.ndim == 2:
+        img = img[..., None]
+    if img.shape[-1] in (1, 2):  # grey, grey and alpha
+        img = np.concatenate([np.repeat(img[..., :1], 3, axis=-1), img[..., 1:]], axis=-1)
+    if img.dtype == np.uint16:
+        img = (img.astype(np.uint32) * 255 + 32767) // 65535
+    if img.dtype != np.uint8 and img.dtype != np.uint32:
+        raise FootageError(f"{where}: {img.dtype} images are not supported; use 8 or 16 bits")
+    if alpha and img.shape[-1] == 3:
+        img = np.concatenate([img, np.full(img.shape[:2] + (1,), 255, img.dtype)], axis=-1)
+    return np.ascontiguousarray(img[..., :4 if alpha else 3].astype(np.uint8))
