@@ -99,11 +99,34 @@ def test_a_sequence_of_images_nothing_here_reads_is_not_said_damaged(tmp_path, c
             (tmp_path / "in" / f"{k:04d}.jpg").write_text("not a picture")
     assert main(["fx", str(tmp_path / "in" / f"%04d{suffix}"), "-o", str(tmp_path / "o.mp4"),
                  "--motion-blur", "2", "--quiet"]) == 2
-    assert capsys.readouterr().err == f"hfrender: error: cannot read {first}: " + (
+    err = capsys.readouterr().err
+    assert err == f"hfrender: error: cannot read {first}: " + (
         "hfrender reads no DPX images (PNG, EXR, and what Pillow reads: TIFF, JPEG): "
-        "convert them first, to 16-bit PNGs in a folder png/ (ffmpeg -pattern_type glob -i "
-        f"'{tmp_path / 'in'}/*.dpx' -pix_fmt rgb48be png/%04d.png)\n" if suffix == ".dpx" else
-        "it is no readable JPG image (damaged, or another format)\n")
+        "convert them first, to 16-bit PNGs in a folder png/ (mkdir -p png && ffmpeg "
+        f"-pattern_type glob -i '{tmp_path / 'in'}/*.dpx' -pix_fmt rgb48be png/%04d.png)\n"
+        if suffix == ".dpx" else "it is no readable JPG image (damaged, or another format)\n")
+    if suffix == ".dpx":  # the line as given works (was: ffmpeg does not make png/)
+        line = err.split("png/ (", 1)[1].rstrip(")\n").replace("ffmpeg", FFMPEG + " -v error", 1)
+        subprocess.run(["bash", "-c", line], cwd=tmp_path, check=True)
+        assert sorted(p.name for p in (tmp_path / "png").iterdir()) == [
+            "0001.png", "0002.png", "0003.png"]
+
+
+@pytest.mark.parametrize("name, said", [
+    # a folder a shell splits: quoted whole, its quote escaped
+    ("scan's 1/0001.dpx", "hfrender reads no DPX images (PNG, EXR, and what Pillow reads: "
+     "TIFF, JPEG): convert them first, to 16-bit PNGs in a folder png/ (mkdir -p png && "
+     "ffmpeg -pattern_type glob -i 'scan'\"'\"'s 1/*.dpx' -pix_fmt rgb48be png/%04d.png)"),
+    # no suffix, no plugin opens it: damaged, or another format (was: "reads no images")
+    ("in/0001", "it is no readable image (damaged, or another format)"),
+])
+def test_an_image_no_plugin_opens_is_said_by_its_suffix(name, said):
+    from pathlib import Path
+
+    from hfrender.io.images import unreadable
+
+    exc = Exception(f"Could not find a backend to open `{name}`` with iomode `r`.")
+    assert unreadable(Path(name), exc) == f"cannot read {name}: {said}"
 
 
 def test_a_codec_this_ffmpeg_cannot_decode_names_the_cause(tmp_path, capsys):

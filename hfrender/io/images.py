@@ -21,7 +21,7 @@ from pathlib import Path
 
 import numpy as np
 
-from hfrender.errors import InputError
+from hfrender.errors import InputError, pastable
 from hfrender.io.ffmpeg import bare
 from hfrender.io.frame_marks import (  # (hfrender's marks: frame_marks)
     EXR_SEQUENCE,
@@ -371,12 +371,13 @@ def unreadable(path: Path, exc: Exception, what: str = "", hint: str = "") -> st
     lines = str(exc).strip().splitlines()
     said = lines[0] if lines else ""
     kind = f"{path.suffix.lstrip('.').upper()} " if path.suffix else ""
-    # a kind no plugin here reads (a whole DPX was said "damaged", a footage trial)
-    if "Could not find a backend" in said and not _pillow_reads(path.suffix):
+    # a kind no plugin here reads (a whole DPX was said "damaged", a footage trial); its
+    # line makes png/ first (ffmpeg does not) and quotes the folder as a shell takes it
+    if "Could not find a backend" in said and path.suffix and not _pillow_reads(path.suffix):
         return (f"cannot read {what}{path}: hfrender reads no {kind}images (PNG, EXR, "
                 "and what Pillow reads: TIFF, JPEG): convert them first, to 16-bit PNGs in "
-                f"a folder png/ (ffmpeg -pattern_type glob -i '{path.parent}/*{path.suffix}' "
-                "-pix_fmt rgb48be png/%04d.png)")
+                "a folder png/ (mkdir -p png && ffmpeg -pattern_type glob -i "
+                f"{pastable(f'{path.parent}/*{path.suffix}')} -pix_fmt rgb48be png/%04d.png)")
     why = ("damaged, or another format" if not said or "Could not find a backend" in said else
            f"damaged: {said}" if re.search(r"truncat|broken|corrupt", said, re.I) else
            said + hint)
