@@ -84,7 +84,7 @@ def test_a_second_video_stream_left_out_is_said_a_cover_picture_is_not(tmp_path,
     assert said == {"two": [
         f"{two} has 2 video streams; {tmp_path / 'o_two.mkv'} is made of the first "
         "(64x36 h264) alone, the other left out: to work on another, take it out first "
-        "(ffmpeg -i IN -map 0:v:1 -map 0:a? -c copy OUT.mkv)"], "covered": []}
+        "(ffmpeg -i IN -map 0:V:1 -map 0:a? -c copy OUT.mkv)"], "covered": []}
     out = _first_frame(tmp_path / "o_two.mkv", 0)  # the first stream, not the bars:
     assert abs(out - _first_frame(two, 0)).mean() < 10 < 60 < abs(  # 6.2, 95.7 codes off
         out - _first_frame(two, 1)).mean()

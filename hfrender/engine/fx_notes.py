@@ -103,7 +103,7 @@ def _streams_left_out(source: str, output: str, info: Any) -> None:
     if n > 1:
         log.warning("%s has %d video streams; %s is made of the first (%dx%d %s) alone, the "
                     "other%s left out: to work on another, take it out first (ffmpeg -i IN "
-                    "-map 0:v:1 -map 0:a? -c copy OUT.mkv)", source, n, output, *info.size,
+                    "-map 0:V:1 -map 0:a? -c copy OUT.mkv)", source, n, output, *info.size,
                     info.codec, "" if n == 2 else "s")
 
 
