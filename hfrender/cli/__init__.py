@@ -57,7 +57,7 @@ from hfrender.cli.options import (  # noqa: E402
 )
 from hfrender.cli.reexpose import add_parser as add_reexpose_parser  # noqa: E402
 from hfrender.cli.still import cmd_still, picture_name  # noqa: E402
-from hfrender.errors import (  # noqa: E402  # noqa: E402
+from hfrender.errors import (  # noqa: E402
     FLAG,
     BackendUnavailable,
     HFRenderError,

@@ -260,7 +260,7 @@ def batch_file_first(argv: Sequence[str]) -> list[str]:
 
 def _takes_value(word: str) -> bool:
     """Whether a batch's option ``word`` (``--samples``, not ``--samples=4``) takes the
-    next word as its value (``cli.batch.overrides_of``): not a flag (``--jitter``)."""
+    next word as its value (``cli.batch_words.overrides_of``): not a flag (``--jitter``)."""
     from hfrender.engine.batch import FX_OPTIONS, RENDER_OPTIONS
 
     key = word[2:].replace("-", "_")
