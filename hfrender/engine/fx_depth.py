@@ -43,8 +43,9 @@ def check_window(s: FxSettings, count: int) -> None:
 
 
 def window_there(source: str, s: FxSettings) -> None:
-    """:func:`check_window` against footage ``source``'s length told by its header or its
-    files' names, none read (``hfrender batch``'s check before any job runs); footage
+    """:func:`check_window` against footage ``source``'s length (``hfrender batch``'s
+    check before any job runs): a video's frames counted by :func:`.probe`, which reads
+    every packet and decodes none; a sequence's from its files' names, none read; footage
     that cannot be told so is the job's to say, at its turn."""
     if max(s.window, s.stride) == 1:
         return
