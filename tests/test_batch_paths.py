@@ -72,7 +72,8 @@ def test_an_fx_jobs_folder_of_frames_is_checked_by_their_names_alone(folder, mon
         raise AssertionError("a picture read")
 
     for module, name in ((footage, "png_header"), (footage, "exr_frame"),
-                         (exr_footage, "check_exr_sizes"), (footage, "_imread")):
+                         (exr_footage, "check_exr_sizes"), (footage, "read_frame"),
+                         (footage, "pillow_head")):
         monkeypatch.setattr(module, name, read)
     assert [job.name for job in load_jobs(path)] == ["bar", "smooth", "frames"]
 
