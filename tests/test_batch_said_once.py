@@ -40,10 +40,10 @@ def test_a_value_each_job_refuses_in_its_own_figures_is_said_for_each(jobs, caps
     tail = ("; hfrender renders at most 10,000,000 in one output (lower --duration or --fps, "
             "or render it in parts)")
     assert capsys.readouterr().err.splitlines() == [
-        "hfrender: error: on the command line, for job 'a': --duration 1e+12 s at 24 fps is "
-        "24,000,000,000,024 frames" + tail,
-        "hfrender: error: on the command line, for job 'b': --duration 1e+12 s at 60 fps is "
-        "60,000,000,000,060 frames" + tail]
+        "hfrender: error: on the command line, for job 'a': --duration 1000000000000 s at 24 "
+        "fps is 24,000,000,000,024 frames" + tail,
+        "hfrender: error: on the command line, for job 'b': --duration 1000000000000 s at 60 "
+        "fps is 60,000,000,000,060 frames" + tail]
 
 
 def test_an_odd_size_gets_each_codecs_own_hint(jobs, capsys):
