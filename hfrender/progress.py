@@ -213,12 +213,29 @@ def _is_tty(stream) -> bool:
     return bool(isatty and isatty())
 
 
+_STREAMS = threading.Lock()  # (two bars in two threads: one wraps a stream, not both)
+
+
+def _unwrapped(stream):
+    """``stream`` itself, not a rich proxy of it (a user's ``Progress`` redirects, another
+    bar of ours): the file a bar's console writes to (it found its file through
+    ``sys.stderr``, a proxy passing each line to another and back: a hang)."""
+    from rich.file_proxy import FileProxy
+
+    for _ in range(16):  # (a proxy of a proxy: each bar's, rich's)
+        if not isinstance(stream, FileProxy):
+            break
+        stream = stream.rich_proxied_file
+    return stream
+
+
 def _scene_lines(console, streams: tuple[str, ...]) -> list:
     """``sys.stdout``/``sys.stderr`` (``streams``) written above the bar while it shows, a
     line each, as rich's own redirect writes them, but for the text left without a newline
     when the scene flushes or the bar stops: written as text too (rich's own flush read it
-    as markup: "vals [a, b]" showed as "vals ", "50% [/b] done" not at all); the proxies,
-    for :func:`_scene_lines_end`."""
+    as markup: "vals [a, b]" showed as "vals ", "50% [/b] done" not at all); a stream that
+    already is a rich proxy (a user's ``Progress``, another bar's) is left as it is, as
+    rich's own redirect leaves it; the proxies made, for :func:`_scene_lines_end`."""
     from rich.file_proxy import FileProxy
 
     class SceneLines(FileProxy):
@@ -234,18 +251,23 @@ def _scene_lines(console, streams: tuple[str, ...]) -> list:
                 super().write("\n")
 
     proxies = []
-    for name in streams:
-        proxies.append((name, SceneLines(console, getattr(sys, name))))
-        setattr(sys, name, proxies[-1][1])
+    with _STREAMS:
+        for name in streams:
+            if not isinstance(getattr(sys, name), FileProxy):
+                proxies.append((name, SceneLines(console, getattr(sys, name))))
+                setattr(sys, name, proxies[-1][1])
     return proxies
 
 
 def _scene_lines_end(proxies: list) -> None:
-    """The scene's text left without a newline written, and its streams given back."""
-    for name, proxy in proxies:
+    """The scene's text left without a newline written, and the streams it replaced given
+    back (only those: two bars stopped out of order left ``sys.stderr`` on a stale one)."""
+    for _, proxy in proxies:
         proxy.flush()
-        if getattr(sys, name) is proxy:  # (else the scene set its own: left as it is)
-            setattr(sys, name, proxy.rich_proxied_file)
+    with _STREAMS:
+        for name, proxy in proxies:
+            if getattr(sys, name) is proxy:  # (else the scene set its own: left as it is)
+                setattr(sys, name, proxy.rich_proxied_file)
     proxies.clear()
 
 
@@ -276,7 +298,7 @@ def progress_bar(quiet: bool, label: str = "rendering",
         return plain_line()
     from rich.console import Console
 
-    console = Console(stderr=True)  # stdout keeps the summary alone
+    console = Console(file=_unwrapped(sys.stderr))  # stdout keeps the summary alone
     if console.is_jupyter and not _has_widgets():  # (rich would warn, and show nothing)
         return plain_line()
     if not (console.is_terminal or console.is_jupyter):  # a log or a pipe: a bar there is
