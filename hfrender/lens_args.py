@@ -23,7 +23,7 @@ from hfrender.disparity import (
     stand_in,
 )
 from hfrender.errors import KEYWORD, InputError, InputTypeError, Spelling, about
-from hfrender.optics import Lens, check_blades
+from hfrender.optics import Lens, check_blades, check_focal_length
 
 
 def focus_pixel(value: Any, spell: Spelling = KEYWORD) -> tuple[int, int]:
@@ -200,6 +200,7 @@ def depth_lenses(d: Disparity | None, o: dict, depth: Any) -> tuple[Any, Lens | 
         return stand_in_metres(d, depth)
     camera = (50.0 if o["focal_length_mm"] is None else o["focal_length_mm"],
               36.0 if o["sensor_width_mm"] is None else o["sensor_width_mm"])
+    check_focal_length(validate.scalar(camera[0]))  # (the keyword's cap: not a camera's)
     focus = o["focus_distance"]
     if o["focus_pixel"] is not None:  # each frame focused at its own depth there
         pixel = focus_pixel(o["focus_pixel"])

@@ -21,9 +21,11 @@ FRONT_TOLERANCE = 0.01  # relative depth difference that separates two surfaces 
 # neighbours), so under 2 px across a pixel keeps its own light, and the blur grows in
 # steps of whole pixels (5, 9, 13, 21, ... pixels)
 MIN_BLUR_PX = 2.0
-# the longest focal length a Lens takes (mm): a kilometre, past any camera's lens (was:
-# focal_length_mm=10**30 refused as "focus_distance=0.5 must be ... greater than the focal
-# length", focus_distance blamed, or a focus pixel's depth)
+# the longest focal length the effects' keyword and fx's flag take (mm): a kilometre, past
+# any camera's lens (was: focal_length_mm=10**30 refused as "focus_distance=0.5 must be ...
+# greater than the focal length", focus_distance blamed, or a focus pixel's depth); not a
+# Lens's own bound: a scene camera's (a telephoto at 3 km, a glTF camera of a tiny yfov)
+# and a store kept from one render as they did, :func:`check_focal_length`
 MAX_FOCAL_LENGTH_MM = 1e6
 
 
@@ -42,8 +44,8 @@ class Lens:
     f_stop : float
         The f-number N (aperture diameter = focal length / N); must be > 0.
     focal_length_mm, sensor_width_mm : float
-        Focal length (at most :data:`MAX_FOCAL_LENGTH_MM`, a kilometre) and sensor width in
-        millimetres.
+        Focal length and sensor width in millimetres (a focal length given to the effects
+        or to ``hfrender fx``: at most :data:`MAX_FOCAL_LENGTH_MM`, a kilometre).
     max_coc_px : float or None
         Largest circle of confusion (diameter, pixels) the gather will use. ``None``
         uses what the optics give, bounded by the image diagonal.
@@ -63,8 +65,7 @@ class Lens:
 
     def __post_init__(self) -> None:
         _positive("f_stop", self.f_stop)
-        _positive("focal_length_mm", self.focal_length_mm, MAX_FOCAL_LENGTH_MM,
-                  " (a lens of a kilometre)")
+        _positive("focal_length_mm", self.focal_length_mm)
         _positive("sensor_width_mm", self.sensor_width_mm)
         f_m = self.focal_length_mm / 1000.0
         fd = self.focus_distance
@@ -271,6 +272,14 @@ def _said(value: object) -> str:
     if isinstance(value, numbers.Integral) and not _real(value) and not isinstance(value, bool):
         return f"{str(value)[:6]}... ({len(str(abs(value)))} digits)"
     return repr(value)
+
+
+def check_focal_length(value: object) -> None:
+    """A focal length the user gives the effects (``focal_length_mm=``) or ``hfrender fx``
+    (``--focal-length-mm``, a job's key): past :data:`MAX_FOCAL_LENGTH_MM` one line naming
+    it (else a Lens's own checks say what is wrong with it, in their order)."""
+    if _real(value) and not math.isnan(value) and value > MAX_FOCAL_LENGTH_MM:
+        _positive("focal_length_mm", value, MAX_FOCAL_LENGTH_MM, " (a lens of a kilometre)")
 
 
 def _positive(name: str, value: object, most: float = math.inf, what: str = "") -> None:

@@ -23,7 +23,7 @@ from hfrender.errors import FLAG, about, as_typed
 from hfrender.io.depth_pass import RESIZES
 from hfrender.io.encoding import Encoding
 from hfrender.lens_args import focus_at, focus_each, focus_pixel, one_focus, pixel_inside
-from hfrender.optics import Lens, check_blades
+from hfrender.optics import Lens, check_blades, check_focal_length
 from hfrender.shutter_curve import CURVES, SHUTTER, vector_max_length, vector_shutter
 
 LENS_OPTIONS = ("focus_distance", "f_stop", "focal_length_mm", "sensor_width_mm", "max_coc_px",
@@ -85,6 +85,7 @@ def depth_lens(o: dict, name: Callable[[str], str]) -> Lens:
     # a bad value is the library's (f_stop=0.0), named as given by the caller's
     # errors.as_given: the flag as typed (--f-stop 0), the file's key (f-stop = 0)
     blades = check_blades("aperture_blades", given.pop("aperture_blades", 0))
+    check_focal_length(given.get("focal_length_mm"))  # (the flag's cap: not a camera's)
     return Lens(**{"focal_length_mm": 50.0, "sensor_width_mm": 36.0, **given,
                    "focus_distance": math.inf if focus is None else focus,
                    "aperture_blades": blades})
