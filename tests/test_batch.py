@@ -174,10 +174,10 @@ def test_an_interrupted_batch_lists_every_job_in_its_table_and_summary(folder, m
 
     real_run = batch.run_one
 
-    def run(job, resume, progress):  # the next run: bar resumes, Ctrl-C during the fx job
+    def run(job, resume, progress, **kw):  # the next run: bar resumes, Ctrl-C in the fx job
         if job.name == "smooth":
             raise KeyboardInterrupt
-        return real_run(job, resume, progress)
+        return real_run(job, resume, progress, **kw)
 
     stop_in["name"] = None
     monkeypatch.setattr(batch, "run_one", run)
@@ -618,13 +618,13 @@ def test_a_ctrl_c_a_job_swallows_still_stops_the_batch(folder, monkeypatch, swal
 
     real = batch.run_one
 
-    def run(job, resume, progress):
+    def run(job, resume, progress, **kw):
         try:
             common.on_sigint(None, None)  # what the first Ctrl-C does, here inside the job
         except KeyboardInterrupt:
             if swallowed_as == "failed":
                 raise TypeError("unsupported operand type(s) for |") from None
-        return real(job, resume, progress)
+        return real(job, resume, progress, **kw)
 
     monkeypatch.setattr(batch, "run_one", run)
     out = folder / "summary.json"
@@ -837,10 +837,10 @@ def interrupted_at(monkeypatch, folder, name):
 
     real = batch.run_job
 
-    def run_job(job, state, progress=None):
+    def run_job(job, state, progress=None, **kw):
         if job.name == name:
             raise KeyboardInterrupt
-        return real(job, state, progress)
+        return real(job, state, progress, **kw)
 
     monkeypatch.setattr(batch, "run_job", run_job)
     return main(["batch", str(folder / "jobs.toml"), "--quiet"])
@@ -1414,7 +1414,7 @@ def test_a_sigterm_turned_into_a_plain_ctrl_c_still_exits_143(folder, monkeypatc
     import hfrender.engine.batch as batch
     from hfrender.cli import common
 
-    def run(job, resume, progress):
+    def run(job, resume, progress, **kw):
         try:
             common.on_sigterm(signal.SIGTERM, None)
         except KeyboardInterrupt:

@@ -178,12 +178,12 @@ def test_a_remake_that_fails_in_a_later_run_keeps_the_runs_it_finished(tmp_path,
         (tmp_path / "frames" / f"{k:04d}.png").unlink()
     one = batch_run.run_one
 
-    def second_fails(job, resume, progress, frames=None):
+    def second_fails(job, resume, progress, frames=None, slow_said=False):
         if frames == (7, 8) and error == "a full disk":
             raise OSError(errno.ENOSPC, "No space left on device", "frames/0007.png")
         if frames == (7, 8):
             raise batch_run.HFRenderError("no room")
-        return one(job, resume, progress, frames)
+        return one(job, resume, progress, frames, slow_said)
 
     with monkeypatch.context() as m:
         m.setattr(batch_run, "run_one", second_fails)

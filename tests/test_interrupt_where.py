@@ -120,3 +120,28 @@ def test_a_slow_check_before_the_first_frame_is_said_once(tmp_path, monkeypatch,
     said = [line for line in capsys.readouterr().err.splitlines() if "checking" in line]
     assert said == ([] if quiet else ["checking the scene at t=1.967 s ... (0.3 s so far; "
                                       "a Ctrl-C says where it is)"])
+
+
+SLOW = ("if t > 1.9 and len(calls) < 30:\n"
+        "            import time; time.sleep(1.0); calls.extend([0] * 30)")
+SLOW_LINE = "checking the scene at t={t} s ... (0.3 s so far; a Ctrl-C says where it is)"
+
+
+@pytest.mark.parametrize("quiet", [False, True])
+def test_a_slow_check_is_said_by_still_and_batch_too(tmp_path, monkeypatch, capsys, quiet):
+    """``hfrender still`` and a batch's render job render with quiet=True of their own (no
+    bar): the slow look at the scene went unsaid there without -q, as the docs said it."""
+    from hfrender.scene import slow_check
+
+    monkeypatch.setattr(slow_check, "SLOW_CHECK_S", 0.3)
+    scene = _scene(tmp_path, monkeypatch, SLOW.replace("t > 1.9", "t > 1.4"))
+    q = ["--quiet"] if quiet else []
+    assert main(["still", scene, "-t", "1.5", "-o", "s.png", "--size", "32x18", *q]) == 0
+    said = [line for line in capsys.readouterr().err.splitlines() if "checking" in line]
+    assert said == ([] if quiet else [SLOW_LINE.format(t="1.5")])
+    (tmp_path / "jobs.toml").write_text(
+        '[[job]]\nname = "loop"\nscene = "loop.py"\noutput = "l.mp4"\nsize = "32x18"\n'
+        'samples = 2\n')
+    assert main(["batch", "jobs.toml", *q]) == 0
+    said = [line for line in capsys.readouterr().err.splitlines() if "checking" in line]
+    assert said == ([] if quiet else [SLOW_LINE.format(t="1.967")])

@@ -266,7 +266,7 @@ def _one(job: object, state: object, place: tuple, quiet: bool, running: dict) -
 
     try:
         with filtered(lambda: JobNamed(job.name)):
-            result = run_job(job, state, progress)
+            result = run_job(job, state, progress, slow_said=not quiet)
     finally:
         finish()
     _tell(result, n, total, quiet)

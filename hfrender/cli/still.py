@@ -75,7 +75,7 @@ def cmd_still(args: argparse.Namespace) -> int:
         config = config.with_(duration=seconds)
     picture = MemoryWriter()
     job = RenderJob(args.file, config, scene_name=args.scene, first_frame=k, count=1,
-                    writer=picture).prepare()
+                    writer=picture, slow_said=not args.quiet).prepare()
     with stop_at_once():  # the first Ctrl-C stops it (was: a minutes-long exact gather went
         try:  # on to its end, then threw the picture away)
             stats = job.run()

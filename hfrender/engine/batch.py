@@ -342,8 +342,10 @@ def load_jobs(path: str | Path, overrides: dict | None = None) -> list[BatchJob]
 Progress = Callable[[int, int], None]
 
 
-def run_job(job: BatchJob, state: BatchState, progress: Progress | None = None) -> JobResult:
-    """Run one job (or skip it); never raises but for Ctrl-C: a failure is its result."""
+def run_job(job: BatchJob, state: BatchState, progress: Progress | None = None,
+            slow_said: bool = False) -> JobResult:
+    """Run one job (or skip it); never raises but for Ctrl-C: a failure is its result;
+    ``slow_said``: a slow look at a render's scene said (:func:`.batch_run.run_one`)."""
     from hfrender.io.outputs import ours_partial
     from hfrender.io.resume import frames_kept, interrupted, kept_work
     from hfrender.io.segments import segments_kept
@@ -372,14 +374,14 @@ def run_job(job: BatchJob, state: BatchState, progress: Progress | None = None) 
         made = output_folders(job)
         with hold(job):  # one writer at a time, an fx's inputs read
             try:
-                stats = remake(job, state, gone, progress) if gone \
-                    else run_one(job, resume, progress)
+                stats = remake(job, state, gone, progress, slow_said) if gone \
+                    else run_one(job, resume, progress, slow_said=slow_said)
             except InputError as exc:  # --resume's refusals (resume.resume_from)
                 if not resume or "--resume" not in str(exc):
                     raise
                 resume = False  # the interrupted run had other settings: start over
                 before = (0, 0)  # (its work discarded: none of it this run's, a review)
-                stats = run_one(job, False, progress)
+                stats = run_one(job, False, progress, slow_said=slow_said)
         result.status = "resumed" if resume and stats["made"] < stats["frames"] else "done"
         result.frames, result.retries = stats["frames"], stats["retries"]
         result.frames_made = stats["made"]

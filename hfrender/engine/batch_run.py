@@ -84,15 +84,18 @@ def assets_of(scene: Any) -> dict:
 
 
 def run_one(job: Any, resume: bool, progress: Callable[[int, int], None] | None,
-            frames: tuple[int, int] | None = None) -> dict:
+            frames: tuple[int, int] | None = None, slow_said: bool = False) -> dict:
     """Run ``job``'s command: its figures (frames, made, retries, segments; a render's
-    models); ``frames``: a render's output frames START:END alone (:func:`remake`)."""
+    models); ``frames``: a render's output frames START:END alone (:func:`remake`);
+    ``slow_said``: a slow look at its scene said (the batch's own ``--quiet`` not given:
+    the job's config is quiet of its own)."""
     if job.kind == "render":
         from hfrender.engine.render import RenderJob
 
         config = job.render_config(resume)
         render = RenderJob(job.source, config if frames is None else config.with_(frames=frames),
-                           scene_name=job.scene_class, progress=progress).prepare()
+                           scene_name=job.scene_class, progress=progress,
+                           slow_said=slow_said).prepare()
         assets = assets_of(render.scene)  # as read: one edited while it renders is seen
         try:  # changed by the next run (were stamped after it, a review)
             s = render.run()
@@ -112,11 +115,12 @@ def run_one(job: Any, resume: bool, progress: Callable[[int, int], None] | None,
 
 
 def remake(job: Any, state: Any, gone: list[int],
-           progress: Callable[[int, int], None] | None) -> dict:
+           progress: Callable[[int, int], None] | None, slow_said: bool = False) -> dict:
     """Make the frames ``gone`` (numbers, ascending) of a render job's image sequence
     again, a render of each run of consecutive ones, the other frames kept
     (:meth:`.batch_state.BatchState.gone`; ``state``'s record, each run's frames recorded
-    as it ends): :func:`run_one`'s figures, the progress over the frames gone."""
+    as it ends): :func:`run_one`'s figures (``slow_said``: its), the progress over the
+    frames gone."""
     total = state.jobs[job.name]["frames"]
     runs = [[gone[0], gone[0] + 1]]
     for k in gone[1:]:
@@ -136,7 +140,7 @@ def remake(job: Any, state: Any, gone: list[int],
         step = None if progress is None else (
             lambda done, _n, before=before: progress(before + done, len(gone)))
         try:
-            s = run_one(job, False, step, (a, b))
+            s = run_one(job, False, step, (a, b), slow_said=slow_said)
         except (HFRenderError, OSError) as exc:  # its result counts the runs that ended
             exc.remade = (total - len(gone) + figures["made"], figures["made"])
             raise

@@ -48,8 +48,12 @@ class RenderJob(RenderPreparation):
                  scene_name: str | None = None, first_frame: int = 0, count: int | None = None,
                  progress: Progress | None = None, writer: Any = None,
                  gl_device: int | None = None, scene: Any = None,
-                 stop: Callable[[], None] | None = None) -> None:
-        """``gl_device``: the EGL device (its CUDA ordinal among all GPUs: a Ray task's GPU,
+                 stop: Callable[[], None] | None = None, slow_said: bool | None = None
+                 ) -> None:
+        """``slow_said``: whether a slow look at the scene before the first frame is said
+        (:func:`~hfrender.scene.slow_check.said_if_slow`; None: unless ``config.quiet``; a
+        still's and a batch job's, quiet of their own, as their command's ``--quiet``).
+        ``gl_device``: the EGL device (its CUDA ordinal among all GPUs: a Ray task's GPU,
         which ``CUDA_VISIBLE_DEVICES`` renumbers for CUDA but not for EGL). ``scene``: already
         loaded and set up by another job (``still --compare``: ``setup()`` runs once).
         ``stop``: called before each sub-frame, raises to stop (a Ray chunk told to)."""
@@ -60,6 +64,7 @@ class RenderJob(RenderPreparation):
         self.first_frame, self.count, self.progress = first_frame, count, progress
         self.writer, self.own_writer = writer, writer is None
         self.gl_device, self.given_scene, self.stop = gl_device, scene, stop
+        self.slow_said = not config.quiet if slow_said is None else slow_said
         self.output: RenderOutput | None = None
         self.stats = RenderStats(config.output)
         self.glctx = self.renderer = self.storage = self.preview = self.builder = None

@@ -89,7 +89,7 @@ class RenderPreparation:
         refuse_past_memory(config, shader_buffers(self.scene))  # (before context and setup)
         self._open_context()
         try:
-            with said_if_slow(config.quiet):  # (an update(t) that hangs: not silent)
+            with said_if_slow(not self.slow_said):  # (an update(t) that hangs: not silent)
                 self._prepare_scene()
             if self.own_writer and self._resume():
                 return self
