@@ -347,13 +347,16 @@ class SceneInputError(SceneUpdateError, InputError):
     negative scale): bad input, told as such (exit code 2), with the scene's file and line."""
 
 
-CALLING: dict[str, Any] = {"what": None, "t": None}  # the scene's call last made: said slow
+CALLING: dict[str, Any] = {"what": None, "t": None}  # the scene's call running now (none:
+# hfrender's own code), said slow; given back as it was when the call ends (was kept: a slow
+# part in hfrender's own code was said as the last scene call's t)
 
 
 def call_scene(scene: Scene, what: str, fn: Callable, *args: Any, t: float | None = None,
                frame: int | None = None) -> Any:
     """``fn(*args)``; an exception becomes a SceneUpdateError naming the scene's file:line,
-    t and the output frame."""
+    t and the output frame; :data:`CALLING` says it while it runs."""
+    before = dict(CALLING)  # (a call inside another: the outer one's again after)
     CALLING.update(what=what, t=t)
     try:
         return fn(*args)
@@ -367,6 +370,8 @@ def call_scene(scene: Scene, what: str, fn: Callable, *args: Any, t: float | Non
             else SceneUpdateError
         why = _outside(scene, t) if what == "update(t)" else ""
         raise kind(f"scene error in {what}{when}: {where}{why}") from exc
+    finally:
+        CALLING.update(before)
 
 
 def _stopped_in(exc: KeyboardInterrupt, scene: Scene, what: str, t: float | None) -> None:

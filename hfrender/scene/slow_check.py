@@ -18,23 +18,36 @@ SLOW_CHECK_S = 5.0  # seconds of looking at the scene before it is said
 @contextmanager
 def said_if_slow(quiet: bool) -> Iterator[None]:
     """Inside the block, once :data:`SLOW_CHECK_S` have passed, one line on stderr (as it
-    was at the start: a second ``setup()``'s silencing aside) naming the time of the
-    scene's call last made (:data:`~hfrender.scene.loader.CALLING`); nothing with
-    ``quiet`` or once the block ends."""
+    was at the start: a second ``setup()``'s silencing aside): :func:`_slow_line`; nothing
+    with ``quiet``, nor once the block has ended (the end and the line share a lock: a
+    wait that timed out as the block ended printed after it)."""
     if quiet:
         yield
         return
-    stream, done, after = sys.stderr, threading.Event(), SLOW_CHECK_S
+    stream, done, after, lock = sys.stderr, threading.Event(), SLOW_CHECK_S, threading.Lock()
 
     def watch() -> None:
         if not done.wait(after):
-            t, what = CALLING["t"], CALLING["what"]
-            at = f" at t={t:.4g} s" if t is not None else f": {what}" if what else ""
-            print(f"checking the scene{at} ... ({after:g} s so far; a Ctrl-C says where it "
-                  "is)", file=stream, flush=True)
+            with lock:
+                if not done.is_set():
+                    print(_slow_line(after), file=stream, flush=True)
 
     threading.Thread(target=watch, name="hfrender-slow-check", daemon=True).start()
     try:
         yield
     finally:
-        done.set()
+        with lock:
+            done.set()
+
+
+def _slow_line(after: float) -> str:
+    """``checking the scene at t=1.967 s ... (5 s so far; a Ctrl-C says where it is)``
+    while a call of the scene's runs (:data:`~hfrender.scene.loader.CALLING`: its ``t``,
+    else what it is, ``setup()``); in hfrender's own code, ``preparing the render ... (5 s
+    so far; a Ctrl-C stops it)`` (was the scene's last call's t: a Ctrl-C there names no
+    line of the scene's)."""
+    t, what = CALLING["t"], CALLING["what"]
+    if what is None:
+        return f"preparing the render ... ({after:g} s so far; a Ctrl-C stops it)"
+    at = f" at t={t:.4g} s" if t is not None else f": {what}"
+    return f"checking the scene{at} ... ({after:g} s so far; a Ctrl-C says where it is)"
