@@ -59,21 +59,23 @@ def _in_keywords(call: Callable) -> Callable:
 
 @_in_keywords
 def render(scene: Any, output: str | os.PathLike | None = None, *, scene_class: str | None = None,
-           progress: bool = False, **options: Any) -> RenderStats:
+           progress: bool | None = False, **options: Any) -> RenderStats:
     """Render ``scene`` into ``output`` (a video, .mp4 .mov .mkv .webm .gif, or an image
     sequence, ``frames/%05d.png``; None: hfrender.toml's, else out.mp4), as ``hfrender render
     SCENE -o OUTPUT`` does, and give back what it did (``frames_written``, ``seconds``,
     ``output``, ...). ``options``: the command's long options with underscores
     (``size=(640, 360)`` or ``"640x360"``, ``fps=24``, ``samples=16``, ``shutter=270``,
     ``dof="depth"``, ``hdr="on"``, ``transparent=True``, ...). ``progress=True``: the
-    command's progress bar, in a Jupyter notebook too (default: nothing printed)."""
+    command's progress bar, in a Jupyter notebook too (default, False or None: nothing
+    printed; None is every switch's default, as ``transparent=None`` is)."""
     from hfrender.engine.render import RenderJob
     from hfrender.engine.settings import check_render, outputs_held
     from hfrender.io.container_fit import codec_warned
     from hfrender.progress import progress_bar
     from hfrender.validate import flag
 
-    progress = flag(progress, "progress")  # (was: "abc" taken as True)
+    progress = progress is not None and flag(progress, "progress")  # (was: "abc" taken as
+    # True; None refused, where transparent=None, stats=None were taken as not given)
     file, name = _scene_file(scene, scene_class, "render")
     given = {**options, "output": None if output is None else _output(output),
              "quiet": not progress}

@@ -171,7 +171,7 @@ def test_numpy_numbers_are_settings_as_their_python_numbers(tmp_path):
 
 
 @pytest.mark.parametrize("call, options", [
-    (hf.render, {"progress": "abc"}), (hf.render, {"progress": None}),
+    (hf.render, {"progress": "abc"}),
     (hf.render, {"transparent": ""}), (hf.render, {"stats": 0}), (hf.render, {"resume": ""}),
     (hf.render, {"preview": 1}), (hf.render, {"jitter": "no"}), (hf.still, {"jitter": 0.0}),
     (hf.still, {"transparent": "yes"})])
@@ -189,6 +189,20 @@ def test_a_switch_is_true_or_false(tmp_path, call, options):
     stats = hf.render(BAR, out, size=(16, 8), samples=1, duration=0.2, progress=np.False_,
                       stats=np.False_, resume=False, jitter=np.True_)
     assert stats.frames_written == 6
+
+
+def test_none_is_the_default_for_every_switch(tmp_path, capsys):
+    """progress=None was refused ("must be True or False") while transparent=None,
+    stats=None and jitter=None were taken as not given: one rule, None the default (for
+    progress, False: nothing printed)."""
+    nothing = dict.fromkeys(("progress", "transparent", "stats", "jitter", "resume",
+                             "preview"))
+    stats = hf.render(BAR, tmp_path / "n.mp4", size=(16, 8), samples=1, duration=0.2,
+                      **nothing)
+    assert stats.frames_written == 6 and capsys.readouterr() == ("", "")
+    still = {"size": (16, 8), "samples": 1}
+    np.testing.assert_array_equal(hf.still(BAR, transparent=None, jitter=None, **still),
+                                  hf.still(BAR, **still))
 
 
 GIF_MUXER = "(ffmpeg: gif muxer supports only codec gif for type video)"
