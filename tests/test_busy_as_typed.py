@@ -39,3 +39,17 @@ def test_hf_render_names_it_as_given_too(bar):
     with output_lock("f/%04d.png"), pytest.raises(OutputBusy) as info:  # the same, as printf
         hf.render(bar, "f/%04d.png", size=(8, 4), samples=1, duration=0.2)
     assert str(info.value).startswith("-o f/%04d.png: another hfrender"), info.value
+
+
+def test_a_pattern_named_again_keeps_the_name_typed():
+    """sequence_name of a pattern it made itself (the value handed on, named again) dropped
+    the name typed for it: typed_output then said ``f/%04d.png``; one the user types as
+    printf is named so (as above)."""
+    from hfrender.io.outputs import sequence_name, typed_output
+
+    made = sequence_name("g/shot.###.png")
+    assert made == "g/shot.%03d.png"
+    assert sequence_name(made) == "g/shot.%03d.png"  # (named again: the same pattern)
+    assert typed_output("g/shot.%03d.png") == "g/shot.###.png"
+    assert sequence_name("g/shot.%03d.png") == "g/shot.%03d.png"  # typed so now
+    assert typed_output("g/shot.%03d.png") == "g/shot.%03d.png"

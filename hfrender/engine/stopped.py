@@ -45,7 +45,7 @@ def _folder_refused(config: RenderConfig, stats: Any, exc: BaseException) -> str
     the same command again`` where ``exc`` is the system's refusal as the run's work first
     reached the output's folder, which takes no file now (was: "cannot write
     .../.a.mp4.hfrender: Permission denied", a hidden name, a trial), else ``""``."""
-    from hfrender.io.outputs import as_typed, cannot_make, temporary
+    from hfrender.io.outputs import cannot_make, temporary, typed_output
 
     if stats.partial or stats.lost_bytes or not _refusal(exc) or _kept_for_resume(
             config.output):
@@ -55,7 +55,7 @@ def _folder_refused(config: RenderConfig, stats: Any, exc: BaseException) -> str
         return ""
     said = spelling()
     again = "run the same command again" if said.flags else "make the same call again"
-    return (f"{said.said('output', as_typed(config.output))}: cannot write in {refused} "
+    return (f"{said.said('output', typed_output(config.output))}: cannot write in {refused} "
             "(made so after the run began: nothing was written); make the folder writable, "
             f"or give {said.name('output')} another folder, then {again}")
 

@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import IO, Any
 
 from hfrender.errors import InputError
-from hfrender.io.outputs import as_typed, temporary
+from hfrender.io.outputs import temporary, typed_output
 from hfrender.io.sequence_names import is_sequence
 
 log = logging.getLogger(__name__)
@@ -64,7 +64,7 @@ def output_lock(output: str, what: str = "-o",
     except ImportError:
         yield
         return
-    path, typed = lock_path(output), as_typed(output)  # (a refusal names it as typed)
+    path, typed = lock_path(output), typed_output(output)  # (a refusal names it as typed)
     try:
         fh = _locked(path, fcntl)
     except _LeftHeld as left:
@@ -119,9 +119,9 @@ def input_lock(path: str, what: str) -> Iterator[None]:
     try:
         fh = _locked(lock, fcntl, shared=True)
     except _LeftHeld as left:
-        raise OutputBusy(left.line(what, as_typed(path), "writing it", "")) from None
+        raise OutputBusy(left.line(what, typed_output(path), "writing it", "")) from None
     except BlockingIOError as busy:
-        raise OutputBusy(f"{what} {as_typed(path)}: another hfrender ({busy}) is writing "
+        raise OutputBusy(f"{what} {typed_output(path)}: another hfrender ({busy}) is writing "
                          "it; wait for it to finish") from None
     except OSError:
         yield
