@@ -170,7 +170,6 @@ class Disparity:
         return Fit(1.0 / s, math.inf if focus <= 0 else 1.0 / (s * focus),
                    float(near.min()) if near.size else 0.0, hi, focus, lo == 0, note)
 
-
     def _check_blur(self, most: float, name: str) -> None:
         """``max_blur`` at most ``most``: the stand-in lens is focused at ``f (1 + k D / (B f
         d_f))`` metres, within a millionth of its focal length past that (float32's metres

@@ -568,7 +568,6 @@ def test_a_disparity_of_the_wrong_shape_is_refused_as_a_distances_is(rng, depth)
         "frames; got numpy.float32")
 
 
-
 @pytest.mark.parametrize("kw", [{"focus_disparity": 0.5}, {"focus_pixel": (30, 12)}])
 def test_a_max_blur_past_what_the_stand_in_lens_can_focus_is_blamed_on_max_blur(
         tmp_path, rng, capsys, kw):
