@@ -26,7 +26,7 @@ from typing import Any
 
 import hfrender
 from hfrender.config import ConfigError, RenderConfig, parse_range, parse_size
-from hfrender.engine.batch_inputs import beside, depth_made, input_maker, made_later
+from hfrender.engine.batch_inputs import beside, depth_made, fx_input, input_maker, made_later
 from hfrender.engine.batch_paths import (
     READS,
     blamed,
@@ -61,14 +61,12 @@ from hfrender.errors import (
     InputError,
     InputErrors,
     as_given,
-    first_line,
     system_refused,
     toml_said,
 )
 from hfrender.frame_range import parse_frames, start_of
-from hfrender.io.exr_footage import is_one_image
 from hfrender.io.outputs import sequence_name
-from hfrender.io.sequence_names import home_path, is_sequence
+from hfrender.io.sequence_names import home_path
 from hfrender.scene.scene_file import check_scene_file
 from hfrender.scene.sources import scene_modules
 
@@ -220,7 +218,7 @@ def _job(path: Path, index: int, entry: Any, defaults: tuple[dict, dict], overri
             raise InputError(f"{where}: {exc}") from None
     maker = input_maker(source, made) if kind == "fx" else None
     if kind == "fx":
-        _fx_input(where, entry, source, options, maker)
+        fx_input(where, entry, source, options, maker)
     beside(path, options)  # (its depth pass, its motion vectors)
     job = BatchJob(name, kind, source, files["output"], options, scene_class)
     try:
@@ -261,33 +259,6 @@ def _options(path: Path, where: str, kind: str, tables: tuple[dict, ...]) -> dic
                 value = str(job_file(path, value) if i < 3 else Path(home_path(value)).resolve())
             options[key] = typed(at, raw, value, known[key], typed_there=i == 3)
     return options
-
-
-def _fx_input(where: str, entry: dict, source: Path, options: dict,
-              maker: BatchJob | None) -> None:
-    """An fx job's input (``maker``: the earlier job that writes it, if one does) and the
-    frame rate it is read at: a video's own (or the job's own fps: conformed), a render's
-    frames at the render's rate."""
-    if maker is None and not source.exists() and not _frames_there(where, source):
-        raise InputError(f"{where}: input {source} not found")
-    video = (source.is_file() and not is_one_image(str(source))) or (  # (one PNG: frames)
-        maker is not None and not is_sequence(str(maker.output)))  # (a folder: its frames)
-    given = any(option_name(k) == "fps" for k in entry)
-    if video and "fps" in options and not given:  # (the job's own: its rate conformed)
-        del options["fps"]  # the defaults' fps is the renders' rate
-    elif maker is not None and maker.kind == "render" and not given and not video:
-        options["fps"] = maker.render_config().fps  # its frames, at its rate
-
-
-def _frames_there(where: str, source: Path) -> bool:
-    """Whether an image sequence's pattern finds its frames; one line for a gap, or for a
-    pattern of another width than the files beside it, as fx tells them."""
-    from hfrender.io.sequence_files import sequence_files
-
-    try:
-        return is_sequence(str(source)) and bool(sequence_files(str(source)))
-    except HFRenderError as exc:
-        raise InputError(f"{where}: {first_line(exc)}") from None
 
 
 def load_jobs(path: str | Path, overrides: dict | None = None) -> list[BatchJob]:

@@ -1,16 +1,17 @@
 """Which job of a jobs file makes another's input: the jobs run in order, so an fx job
 reads (its input, its depth pass, a folder of frames) what a job before it writes, checked
 when that is made, and never what a job after it writes (:mod:`.batch_paths` checks the
-rest of a job's paths)."""
+rest of a job's paths); an fx job's input there, and the rate it is read at."""
 
 from __future__ import annotations
 
 from pathlib import Path
 from typing import Any
 
-from hfrender.engine.batch_paths import READS, declared, resolved_path
+from hfrender.engine.batch_paths import READS, declared, option_name, resolved_path
 from hfrender.engine.batch_values import fx_defaults
-from hfrender.errors import InputError, InputErrors, pastable
+from hfrender.errors import HFRenderError, InputError, InputErrors, first_line, pastable
+from hfrender.io.exr_footage import is_one_image
 from hfrender.io.sequence_names import is_sequence
 
 
@@ -102,3 +103,30 @@ def check_jobs_file(path: str | Path) -> None:
                          f"{listed}")
     if not p.is_file():
         raise InputError(f"jobs file not found: {p}")
+
+
+def fx_input(where: str, entry: dict, source: Path, options: dict,
+              maker: Any) -> None:
+    """An fx job's input (``maker``: the earlier job that writes it, if one does) and the
+    frame rate it is read at: a video's own (or the job's own fps: conformed), a render's
+    frames at the render's rate."""
+    if maker is None and not source.exists() and not _frames_there(where, source):
+        raise InputError(f"{where}: input {source} not found")
+    video = (source.is_file() and not is_one_image(str(source))) or (  # (one PNG: frames)
+        maker is not None and not is_sequence(str(maker.output)))  # (a folder: its frames)
+    given = any(option_name(k) == "fps" for k in entry)
+    if video and "fps" in options and not given:  # (the job's own: its rate conformed)
+        del options["fps"]  # the defaults' fps is the renders' rate
+    elif maker is not None and maker.kind == "render" and not given and not video:
+        options["fps"] = maker.render_config().fps  # its frames, at its rate
+
+
+def _frames_there(where: str, source: Path) -> bool:
+    """Whether an image sequence's pattern finds its frames; one line for a gap, or for a
+    pattern of another width than the files beside it, as fx tells them."""
+    from hfrender.io.sequence_files import sequence_files
+
+    try:
+        return is_sequence(str(source)) and bool(sequence_files(str(source)))
+    except HFRenderError as exc:
+        raise InputError(f"{where}: {first_line(exc)}") from None

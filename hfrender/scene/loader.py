@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import codecs
 import contextlib
-import dataclasses
 import importlib.util
 import inspect
 import os
@@ -16,9 +15,9 @@ from functools import partial
 from pathlib import Path
 from typing import Any
 
-import hfrender.scene as scene_package
 from hfrender.errors import HFRenderError, InputError, Spelling, nearest, saying
-from hfrender.scene import Scene, ShaderScene, checks, other_names
+from hfrender.scene import Scene, ShaderScene, other_names
+from hfrender.scene.error_hints import keyword_hint, manim_name_hint, pythons_suggestion
 from hfrender.scene.shader_code import UNCLOSED_COMMENT, unclosed_comment
 from hfrender.scene.sources import (
     SHADER_SUFFIXES,
@@ -73,7 +72,7 @@ def _instance(path: str | Path, name: str | None) -> Scene:
     try:
         scene = cls()
     except (Exception, SystemExit) as exc:  # the scene's own __init__: its file and line
-        kind = SceneInputError if isinstance(exc, InputError) or _keyword_hint(exc) \
+        kind = SceneInputError if isinstance(exc, InputError) or keyword_hint(exc) \
             else SceneUpdateError
         raise kind(f"scene error in {cls.__name__}(): {located(exc, p)}") from exc
     scene.source_path = str(p)
@@ -221,7 +220,7 @@ def _import_alone(p: Path) -> object:
     except SyntaxError as exc:
         raise _syntax(p, exc) from None
     except (Exception, SystemExit) as exc:  # sys.exit() in a scene ends the scene, not us
-        kind = SceneError if isinstance(exc, InputError) or _keyword_hint(exc) \
+        kind = SceneError if isinstance(exc, InputError) or keyword_hint(exc) \
             else SceneUpdateError  # the scene's own code raising: exit 1, as in setup()
         raise kind(f"{p}: importing the scene failed: {located(exc, p)}") from exc
     return module
@@ -236,9 +235,9 @@ def located(exc: BaseException, path: str | Path) -> str:
     where = told_line(exc, path) or (f" ({place})" if place else "")
     if isinstance(exc, SystemExit):  # a scene cannot end the render (or the batch)
         return f"it called sys.exit({exc.code!r}){where}"
-    hint = (_keyword_hint(exc) or other_names.called_field(exc)  # (obj.scale(2): manim's)
-            or other_names.group_as_list(exc) or _manim_name_hint(exc)
-            or _pythons_suggestion(exc))
+    hint = (keyword_hint(exc) or other_names.called_field(exc)  # (obj.scale(2): manim's)
+            or other_names.group_as_list(exc) or manim_name_hint(exc)
+            or pythons_suggestion(exc))
     return f"{type(exc).__name__}: {exc}{where}{hint}"
 
 
@@ -259,37 +258,6 @@ def scene_place(exc: BaseException, path: str | Path) -> str:
     return f"{helper}, called from {where}" if helper else where
 
 
-def _pythons_suggestion(exc: BaseException) -> str:
-    """"; did you mean 'ball'?" for ``self.bal``, a misspelt local, global or builtin: the
-    name Python's own traceback suggests (``str(exc)`` has it not, and this line replaces
-    the traceback); "; did you forget to import random?" for a module used unimported."""
-    name = getattr(exc, "name", None)
-    if not isinstance(exc, (AttributeError, NameError)) or not isinstance(name, str) \
-            or "did you mean" in str(exc).lower():
-        return ""
-    if isinstance(exc, AttributeError):
-        try:
-            names = dir(exc.obj)
-        except Exception:  # an object whose dir() raises: nothing to offer
-            return ""
-    elif name in sys.stdlib_module_names or name in _USUAL_IMPORTS:
-        return f"; did you forget to import {_USUAL_IMPORTS.get(name, name)}?"
-    else:
-        tb = exc.__traceback__
-        while tb is not None and tb.tb_next is not None:
-            tb = tb.tb_next  # the frame where the name was looked up
-        if tb is None:
-            return ""
-        frame = tb.tb_frame
-        names = [*frame.f_locals, *frame.f_globals, *frame.f_builtins]
-    near = nearest(name, [n for n in names if n != name  # (0.6: math -> 'format')
-                          and (name.startswith("_") or not n.startswith("_"))], cutoff=0.75)
-    return f"; did you mean '{near[0]}'?" if near else ""
-
-
-_USUAL_IMPORTS = {"np": "numpy as np"}  # a name a scene uses unimported, as it is imported
-
-
 def told_line(exc: BaseException, path: str | Path | None) -> str:
     """`` (file:line)`` where ``exc`` says it was caused in ``path`` (its ``where``: a
     class body's line, ``checks.at_line``, or the line that set a camera's value), else
@@ -299,43 +267,6 @@ def told_line(exc: BaseException, path: str | Path | None) -> str:
         return ""
     name, line = told.rsplit(":", 1)
     return f" ({path}:{line})" if str(Path(name).resolve()) == str(Path(path).resolve()) else ""
-
-
-_UNEXPECTED = re.compile(r"(\w+)\.(?:__init__|load)\(\) got an unexpected keyword argument "
-                         r"'(\w+)'")
-
-
-def _keyword_hint(exc: BaseException) -> str:
-    """"; did you mean radius=?" for ``hf.Sphere(radious=2)``: the keywords of the scene
-    object named in a TypeError, nearest first (else all of them)."""
-    m = _UNEXPECTED.search(str(exc)) if isinstance(exc, TypeError) else None
-    from hfrender.scene import meshes, text
-
-    cls = next((getattr(home, m.group(1)) for home in (scene_package, meshes, text)
-                if hasattr(home, m.group(1))), None) if m else None  # hf.Text's: text.py
-    if cls is None or not dataclasses.is_dataclass(cls):
-        return ""
-    names = [f.name for f in dataclasses.fields(cls) if f.init]
-    if m.group(2) in checks.NOT_HERE:  # aperture_rotation=: what hfrender has not
-        return f"; {m.group(2)} is another tool's: {checks.NOT_HERE[m.group(2)]}"
-    manim = checks.MANIM.get(m.group(2))  # direction=: what hfrender does instead
-    if manim is not None and manim[1] and manim[0] in names:
-        return f"; {m.group(2)} is manim's: {manim[1]}"
-    other = checks.OTHER_NAMES.get(m.group(2))  # location=: Blender's name of position
-    near = [other] if other in names else nearest(m.group(2), names)
-    return f"; did you mean {near[0]}=?" if near else f"; {m.group(1)} takes {', '.join(names)}"
-
-
-def _manim_name_hint(exc: BaseException) -> str:
-    """"; manim's BLUE_E is color='#236B8E' (or color='BLUE_E')" for a name of manim's
-    a ported scene uses bare (``color=BLUE_E``, its ``from manim import *`` gone: was
-    "name 'BLUE_E' is not defined" alone), as ``hf.BLUE_E`` says; DEGREES and manim's other
-    names that hfrender answers (other_names.HF_HINTS) alike."""
-    from hfrender.color import manim_color_hint
-
-    name = exc.name if isinstance(exc, NameError) else None
-    said = (manim_color_hint(name) or other_names.HF_HINTS.get(name)) if name else None
-    return f"; {said}" if said else ""
 
 
 class SceneUpdateError(HFRenderError):
@@ -366,7 +297,7 @@ def call_scene(scene: Scene, what: str, fn: Callable, *args: Any, t: float | Non
     except (Exception, SystemExit) as exc:  # sys.exit() in a scene ends the scene, not us
         where = located(exc, scene.source_path) if scene.source_path else repr(exc)
         when = "" if t is None else f" at t={t:.6g} s (output frame {frame})"
-        kind = SceneInputError if isinstance(exc, InputError) or _keyword_hint(exc) \
+        kind = SceneInputError if isinstance(exc, InputError) or keyword_hint(exc) \
             else SceneUpdateError
         why = _outside(scene, t) if what == "update(t)" else ""
         raise kind(f"scene error in {what}{when}: {where}{why}") from exc
