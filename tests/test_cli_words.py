@@ -162,6 +162,9 @@ def test_fx_numeric_flag_given_a_word(tmp_path, capsys, flags, said):
     # on --focus-distance 2)
     (["--focus-distance", "2", "--focal-length-mm", "5000"], "--focal-length-mm 5000 must "
      "be shorter than the focus distance (2 m): under 2000 mm"),
+    # the flag's cap (1 km) where no job reads depth (was: taken once Lens lost the cap)
+    (["--focal-length-mm", "2e6"], "--focal-length-mm 2e6 must be a finite number > 0, at "
+     "most 1000000 (a lens of a kilometre)"),
     # numbers as typed (were "--duration 1e+06", "--shutter inf")
     (["--duration", "1e6"], "on the command line, for job 'shot': --duration 1e6 s at 30 fps "
      "is 30,000,000 frames; hfrender renders at most 10,000,000 in one output (lower "

@@ -169,7 +169,7 @@ def _lens_checked(overrides: dict, jobs: list[Any]) -> None:
     checked all the same, as a lens of the others' defaults (was: ``--f-stop nan`` taken,
     unsaid); a word is :func:`numbers_checked`'s."""
     from hfrender.engine.fx_settings import LENS_OPTIONS, focal_under
-    from hfrender.optics import Lens
+    from hfrender.optics import Lens, check_focal_length
 
     depth = any(job.options.get("depth") is not None for job in jobs)
     unused = {} if depth else {k: overrides[k] for k in LENS_OPTIONS
@@ -178,6 +178,7 @@ def _lens_checked(overrides: dict, jobs: list[Any]) -> None:
         try:  # a focal length past the focus its own fault, as fx says (was: the focus's)
             focal_under(unused.get("focus_distance"), unused.get("focal_length_mm"),
                         lambda k: f"--{k.replace('_', '-')}")
+            check_focal_length(unused.get("focal_length_mm"))  # (the flag's cap: not Lens's)
             Lens(**{"focus_distance": math.inf, "f_stop": 2.8, **unused})
         except InputError as exc:
             raise as_given(exc, job_said({}, overrides)) from None
