@@ -283,8 +283,9 @@ def progress_bar(quiet: bool, label: str = "rendering",
     """``(update(done, total), finish())``: a bar on a terminal or in a Jupyter notebook
     (rich's, in an ipywidgets Output; without ipywidgets, :func:`plain_line`: was nothing
     there, rich seeing no terminal, a trial), :func:`progress_lines` in a log or a pipe,
-    nothing with ``quiet``; ``more()`` said after its figures (a batch's)."""
-    if quiet:
+    nothing with ``quiet`` or with no stderr (pythonw: was a bar on stdout); ``more()``
+    said after its figures (a batch's)."""
+    if quiet or sys.stderr is None:
         return None, lambda: None
     try:
         from rich.progress import (

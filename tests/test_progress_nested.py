@@ -120,3 +120,17 @@ def test_two_bars_in_two_threads_finish_and_give_the_streams_back(monkeypatch):
     said = {f"{n} frame {i}" for n in "xy" for i in range(4)}
     assert said <= set(lines), sorted(said - set(lines))
     assert sys.stdout is screen and sys.stderr is screen
+
+
+def test_no_stderr_draws_no_bar_on_stdout(monkeypatch):
+    """sys.stderr None (pythonw, some services): the bar's console fell back to stdout (bar
+    codes among a command's summary; rich's own stderr console writes nowhere): nothing is
+    drawn, and the frames' counts are not printed to stdout either."""
+    out = _Terminal()
+    monkeypatch.setattr(sys, "stdout", out)
+    monkeypatch.setattr(sys, "stderr", None)
+    update, finish = progress.progress_bar(False)
+    if update is not None:
+        update(3, 10)
+    finish()
+    assert out.getvalue() == ""
