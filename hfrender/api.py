@@ -74,7 +74,7 @@ def render(scene: Any, output: str | os.PathLike | None = None, *, scene_class: 
     from hfrender.progress import progress_bar
     from hfrender.validate import flag
 
-    progress = progress is not None and flag(progress, "progress")  # (was: "abc" taken as
+    progress = progress is not None and flag(progress, "progress", True)  # (was: "abc" taken as
     # True; None refused, where transparent=None, stats=None were taken as not given)
     file, name = _scene_file(scene, scene_class, "render")
     given = {**options, "output": None if output is None else _output(output),
@@ -184,7 +184,7 @@ def _config(given: dict, command: str, options: dict) -> RenderConfig:
             raise TypeError(f"hf.{command}() got an unexpected keyword argument {key!r}"
                             f"{_meant(key, takes, command)}")
         if key in FLAGS and options[key] is not None:  # True or False, as linear_light=
-            flag(options[key], key)  # (were: "" and 0 read as not given, "no" said "must be
+            flag(options[key], key, True)  # (were: "" and 0 read as not given, "no" said "must be
             #                           true or false", a file's words)
     given, options = _plain(given), _plain(options)
     try:

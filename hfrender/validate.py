@@ -162,10 +162,13 @@ def real_array(value: object) -> np.ndarray | None:
     return arr.astype(np.float64, copy=False) if arr.dtype.kind in "iuf" else None
 
 
-def flag(value: object, name: str) -> bool:
+def flag(value: object, name: str, default_none: bool = False) -> bool:
+    """``value`` a bool (NumPy's too), else one line; ``default_none``: a switch whose
+    default None is too (hf.render's: its line says so)."""
     if isinstance(value, (bool, np.bool_)):
         return bool(value)
-    raise InputTypeError(f"{name}={value!r} must be True or False")
+    allowed = "True, False or None (the default)" if default_none else "True or False"
+    raise InputTypeError(f"{name}={value!r} must be {allowed}")
 
 
 def _unit_axes(shape: tuple) -> tuple:

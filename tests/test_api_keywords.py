@@ -178,13 +178,14 @@ def test_numpy_numbers_are_settings_as_their_python_numbers(tmp_path):
 def test_a_switch_is_true_or_false(tmp_path, call, options):
     """progress='abc' was taken as True, transparent='', stats=0 and resume='' as False (not
     given), jitter='no' said "must be true or false" (a file's words): hf.render and hf.still
-    take True or False (NumPy's too), else the line hf.motion_blur's linear_light says."""
+    take True or False (NumPy's too) or None (the default), else one line saying so (was
+    "must be True or False", None taken all the same: a review)."""
     out = tmp_path / "x.mp4"
     with pytest.raises(hf.InputError) as info:
         call(BAR, *[out] * (call is hf.render), size=(16, 8), samples=1, duration=0.1,
              **options)
     [(key, value)] = options.items()
-    assert str(info.value) == f"{key}={value!r} must be True or False"
+    assert str(info.value) == f"{key}={value!r} must be True, False or None (the default)"
     assert isinstance(info.value, TypeError) and not out.exists()
     stats = hf.render(BAR, out, size=(16, 8), samples=1, duration=0.2, progress=np.False_,
                       stats=np.False_, resume=False, jitter=np.True_)
