@@ -106,7 +106,7 @@ def check_jobs_file(path: str | Path) -> None:
 
 
 def fx_input(where: str, entry: dict, source: Path, options: dict,
-              maker: Any) -> None:
+             maker: Any) -> None:
     """An fx job's input (``maker``: the earlier job that writes it, if one does) and the
     frame rate it is read at: a video's own (or the job's own fps: conformed), a render's
     frames at the render's rate."""
