@@ -53,3 +53,32 @@ def test_the_line_names_the_scene_only_while_its_code_runs(monkeypatch):
     _watcher_ended()
     assert err.getvalue() == ("checking the scene at t=1.967 s ... (0.2 s so far; a Ctrl-C "
                               "says where it is)\n")
+
+
+def test_the_line_names_the_looking_threads_own_call(monkeypatch):
+    """Two renders in two threads: the line of the one whose look is slow names its own
+    scene call, not the other's, and a call ended in one thread leaves the other's (was one
+    CALLING for the process: a thread's end gave back another's, a review)."""
+    err = io.StringIO()
+    monkeypatch.setattr("sys.stderr", err)
+    monkeypatch.setattr(slow_check, "SLOW_CHECK_S", 0.3)
+    other_in, other_out = threading.Event(), threading.Event()
+
+    def other() -> None:  # another render's scene, in update(t=2) throughout
+        call_scene(SCENE, "update(t)", lambda: (other_in.set(), other_out.wait(10)), t=2.0)
+
+    thread = threading.Thread(target=other)
+    thread.start()
+    assert other_in.wait(10)
+    try:
+        with slow_check.said_if_slow(False):
+            call_scene(SCENE, "update(t)", lambda: None, t=1.0)  # ours, ended
+            time.sleep(0.8)  # our own work is slow: not the other thread's t=2
+        _watcher_ended()
+        assert err.getvalue() == ("preparing the render ... (0.3 s so far; a Ctrl-C "
+                                  "stops it)\n")
+        assert list(CALLING.values()) == [("update(t)", 2.0)]  # the other's, kept
+    finally:
+        other_out.set()
+        thread.join(10)
+    assert CALLING == {}

@@ -278,17 +278,20 @@ class SceneInputError(SceneUpdateError, InputError):
     negative scale): bad input, told as such (exit code 2), with the scene's file and line."""
 
 
-CALLING: dict[str, Any] = {"what": None, "t": None}  # the scene's call running now (none:
-# hfrender's own code), said slow; given back as it was when the call ends (was kept: a slow
-# part in hfrender's own code was said as the last scene call's t)
+# each thread's scene call running now, (what, t), by thread id (none: hfrender's own
+# code), said slow; given back as it was when the call ends (was kept: a slow part in
+# hfrender's own code was said as the last scene call's t; one for every thread: another
+# render's, a review)
+CALLING: dict[int, tuple[str, float | None]] = {}
 
 
 def call_scene(scene: Scene, what: str, fn: Callable, *args: Any, t: float | None = None,
                frame: int | None = None) -> Any:
     """``fn(*args)``; an exception becomes a SceneUpdateError naming the scene's file:line,
     t and the output frame; :data:`CALLING` says it while it runs."""
-    before = dict(CALLING)  # (a call inside another: the outer one's again after)
-    CALLING.update(what=what, t=t)
+    me = threading.get_ident()
+    before = CALLING.get(me)  # (a call inside another: the outer one's again after)
+    CALLING[me] = (what, t)
     try:
         return fn(*args)
     except KeyboardInterrupt as exc:  # Ctrl-C (a hang): where the scene's own code was
@@ -302,7 +305,10 @@ def call_scene(scene: Scene, what: str, fn: Callable, *args: Any, t: float | Non
         why = _outside(scene, t) if what == "update(t)" else ""
         raise kind(f"scene error in {what}{when}: {where}{why}") from exc
     finally:
-        CALLING.update(before)
+        if before is None:
+            CALLING.pop(me, None)
+        else:
+            CALLING[me] = before
 
 
 def _stopped_in(exc: KeyboardInterrupt, scene: Scene, what: str, t: float | None) -> None:

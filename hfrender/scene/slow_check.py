@@ -25,12 +25,13 @@ def said_if_slow(quiet: bool) -> Iterator[None]:
         yield
         return
     stream, done, after, lock = sys.stderr, threading.Event(), SLOW_CHECK_S, threading.Lock()
+    owner = threading.get_ident()  # (the thread looking: its scene call, not another's)
 
     def watch() -> None:
         if not done.wait(after):
             with lock:
                 if not done.is_set():
-                    print(_slow_line(after), file=stream, flush=True)
+                    print(_slow_line(after, owner), file=stream, flush=True)
 
     threading.Thread(target=watch, name="hfrender-slow-check", daemon=True).start()
     try:
@@ -40,13 +41,14 @@ def said_if_slow(quiet: bool) -> Iterator[None]:
             done.set()
 
 
-def _slow_line(after: float) -> str:
+def _slow_line(after: float, owner: int) -> str:
     """``checking the scene at t=1.967 s ... (5 s so far; a Ctrl-C says where it is)``
-    while a call of the scene's runs (:data:`~hfrender.scene.loader.CALLING`: its ``t``,
-    else what it is, ``setup()``); in hfrender's own code, ``preparing the render ... (5 s
+    while a call of the scene's runs in the ``owner`` thread (its entry of
+    :data:`~hfrender.scene.loader.CALLING`: its ``t``, else what it is, ``setup()``); in
+    hfrender's own code, ``preparing the render ... (5 s
     so far; a Ctrl-C stops it)`` (was the scene's last call's t: a Ctrl-C there names no
     line of the scene's)."""
-    t, what = CALLING["t"], CALLING["what"]
+    what, t = CALLING.get(owner, (None, None))
     if what is None:
         return f"preparing the render ... ({after:g} s so far; a Ctrl-C stops it)"
     at = f" at t={t:.4g} s" if t is not None else f": {what}"
