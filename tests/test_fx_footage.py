@@ -201,3 +201,63 @@ def test_a_tiff_sequence_whose_last_frame_alone_has_more_keeps_it_for_all(tmp_pa
     else:  # the frames without alpha opaque, the last one's alpha as it was
         assert np.array_equal(out[:4, ..., 3], np.full((4, 12, 16), 255))
         assert np.array_equal(out[4, ..., 3], last[..., 3])
+
+
+@pytest.mark.parametrize("mode, value, dtype", [("F", 0.5, "float32"), ("I", 70000, "int32")])
+@pytest.mark.parametrize("where", [0, 2])
+def test_a_32_bit_tiff_anywhere_in_a_sequence_is_refused_up_front(tmp_path, rng, capsys,
+                                                                  mode, value, dtype, where):
+    """A float (or 32-bit int) TIFF after 8-bit ones was counted 16-bit: the sequence read
+    as rgb48le, that frame black (0.5 -> 0; ints wrapped), no error; refused only when it
+    was the first. Now refused before any frame, wherever it is, the first's line."""
+    import numpy as np
+    from PIL import Image
+
+    from hfrender.io.footage import open_footage
+    from hfrender.io.probe import FootageError
+
+    (tmp_path / "in").mkdir()
+    files = [tmp_path / "in" / f"{k:04d}.tif" for k in range(3)]
+    for f in files:
+        _tiff(f, rng.integers(0, 256, (12, 16, 3)).astype(np.uint8), "rgb24")
+    Image.fromarray(np.full((12, 16), value, dtype), mode).save(files[where])
+    said = f"{files[where]}: {dtype} images are not supported; use 8 or 16 bits"
+    for pix_fmt in ("rgb", "rgb24"):
+        with pytest.raises(FootageError) as err:
+            open_footage(str(tmp_path / "in" / "%04d.tif"), pix_fmt=pix_fmt).close()
+        assert str(err.value) == said
+    assert main(["fx", str(tmp_path / "in" / "%04d.tif"), "-o", str(tmp_path / "o" /
+                 "%04d.png"), "--motion-blur", "1", "--quiet"]) == 2
+    assert capsys.readouterr().err.strip() == f"hfrender: error: {said}"
+    assert not (tmp_path / "o").exists() or not list((tmp_path / "o").iterdir())
+
+
+@pytest.mark.parametrize("dtype", ["float32", "int32", "uint32"])
+def test_as_format_refuses_what_is_not_8_or_16_bits_for_a_16_bit_sequence(dtype):
+    """as_format ran astype(uint16) on a float frame (0.5 -> 0) for rgb48le: refused."""
+    import numpy as np
+
+    from hfrender.io.pillow_frames import as_format
+    from hfrender.io.probe import FootageError
+
+    for fmt in ("rgb48le", "rgba64le", "rgb24"):
+        with pytest.raises(FootageError, match=rf"^x\.tif: {dtype} images are not "
+                           r"supported; use 8 or 16 bits$"):
+            as_format(np.full((4, 6, 3), 0.5).astype(dtype), "x.tif", fmt, True)
+
+
+def test_as_format_widens_grey_and_grey_alpha_as_rgb8_does(rng):
+    """Grey to RGB is one helper for the 8- and 16-bit paths: grey (and grey + alpha)
+    repeated to three channels, alpha kept after them."""
+    import numpy as np
+
+    from hfrender.io.pillow_frames import as_format, rgb8
+
+    grey = rng.integers(0, 65536, (4, 6, 2)).astype(np.uint16)
+    wide = as_format(grey, "x.tif", "rgba64le", True)
+    assert np.array_equal(wide, grey[..., [0, 0, 0, 1]])
+    small = rng.integers(0, 256, (4, 6)).astype(np.uint8)
+    assert np.array_equal(as_format(small, "x.tif", "rgb48le", True),
+                          np.stack([small] * 3, -1).astype(np.uint16) * 257)
+    assert np.array_equal(rgb8(small, "x.tif", alpha=True),
+                          np.stack([small] * 3 + [np.full_like(small, 255)], -1))

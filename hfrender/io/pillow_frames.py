@@ -22,8 +22,10 @@ TO_RGB = ("CMYK", "YCbCr", "LAB", "HSV")
 
 def pillow_head(path: Path) -> tuple[str, bool, bool]:
     """(Pillow's mode, has alpha, 16 bits) of an image file, from its header alone (its
-    pixels not decoded); a file Pillow does not open is read whole, imageio's words for
-    one it cannot read (a DPX's: no plugin here reads it)."""
+    pixels not decoded) where it says 8 or 16 bits a sample (``I;16`` modes: 16); any
+    other (a float or 32-bit int TIFF, one Pillow does not open) is read whole, and
+    refused unless 8 or 16 bits (:func:`supported`; was: counted 16-bit, read black), or
+    imageio's words for one it cannot read (a DPX's: no plugin here reads it)."""
     from PIL import Image
 
     try:
@@ -31,10 +33,14 @@ def pillow_head(path: Path) -> tuple[str, bool, bool]:
             mode, bits = im.mode, getattr(im, "tag_v2", {}).get(258, (8,))
             palette = getattr(im.palette, "mode", "") if mode == "P" else ""
     except Exception:  # noqa: BLE001 - not Pillow's: as imageio reads it, or its words
-        img = read_frame(path)
-        return "", img.ndim == 3 and img.shape[-1] in (2, 4), img.dtype == np.uint16
-    deep = mode.startswith("I;16") or max(bits if isinstance(bits, tuple) else (bits,)) > 8
-    return mode, mode in ALPHA_MODES or palette == "RGBA", deep
+        mode, bits, palette = "", (), ""
+    widths = bits if isinstance(bits, tuple) else (bits,)
+    if mode.startswith("I;16") or mode not in ("", "I", "F") and all(
+            b <= 8 or b == 16 for b in widths):
+        alpha = mode in ALPHA_MODES or palette == "RGBA"
+        return mode, alpha, mode.startswith("I;16") or max(widths) == 16
+    img = supported(read_frame(path, mode), path)
+    return mode, img.ndim == 3 and img.shape[-1] in (2, 4), img.dtype == np.uint16
 
 
 def read_frame(path: Path, mode: str = "") -> np.ndarray:
@@ -51,7 +57,8 @@ def as_format(img: np.ndarray, where: Path, fmt: str, kept: bool) -> np.ndarray:
     """An image of a sequence in the sequence's raw format ``fmt``; where that is the
     files' own (``kept``: decided from every file's header), a frame with alpha or 16 bits
     its header did not say is refused, not dropped (not ``kept``: ``fmt`` was asked for,
-    8-bit RGB whatever the files)."""
+    8-bit RGB whatever the files); one not 8 or 16 bits, refused (:func:`supported`)."""
+    img = supported(img, where)
     alpha, deep = img.ndim == 3 and img.shape[-1] in (2, 4), img.dtype == np.uint16
     more = "alpha" if alpha and fmt not in ALPHA else "16 bits" if deep and fmt in (
         "rgb24", "rgba") else ""
@@ -60,25 +67,34 @@ def as_format(img: np.ndarray, where: Path, fmt: str, kept: bool) -> np.ndarray:
                            "sequence as PNG")
     if fmt not in ("rgb48le", "rgba64le"):
         return rgb8(img, where, alpha=fmt == "rgba")
-    img = img[..., None] if img.ndim == 2 else img
-    if img.shape[-1] in (1, 2):  # grey, grey and alpha
-        img = np.concatenate([np.repeat(img[..., :1], 3, axis=-1), img[..., 1:]], axis=-1)
-    img = img.astype(np.uint16) * 257 if img.dtype == np.uint8 else img.astype(np.uint16)
+    img = as_rgb(img)
+    img = img.astype(np.uint16) * 257 if img.dtype == np.uint8 else img
     if fmt == "rgba64le" and img.shape[-1] == 3:
         img = np.concatenate([img, np.full(img.shape[:2] + (1,), 65535, np.uint16)], -1)
     return np.ascontiguousarray(img)
 
 
+def supported(img: np.ndarray, where: Any) -> np.ndarray:
+    """``img`` if 8 or 16 bits (uint8, uint16); any other (float32, int32: a 32-bit TIFF),
+    one line naming the file."""
+    if img.dtype != np.uint8 and img.dtype != np.uint16:
+        raise FootageError(f"{where}: {img.dtype} images are not supported; use 8 or 16 bits")
+    return img
+
+
+def as_rgb(img: np.ndarray) -> np.ndarray:
+    """Grey (and grey and alpha) as RGB (RGBA): grey repeated to three channels."""
+    img = img[..., None] if img.ndim == 2 else img
+    if img.shape[-1] in (1, 2):
+        img = np.concatenate([np.repeat(img[..., :1], 3, axis=-1), img[..., 1:]], axis=-1)
+    return img
+
+
 def rgb8(img: np.ndarray, where: Any, alpha: bool = False) -> np.ndarray:
     """8-bit RGB (RGBA with ``alpha``: opaque where the file has none) of an image."""
-    if img.ndim == 2:
-        img = img[..., None]
-    if img.shape[-1] in (1, 2):  # grey, grey and alpha
-        img = np.concatenate([np.repeat(img[..., :1], 3, axis=-1), img[..., 1:]], axis=-1)
+    img = as_rgb(supported(img, where))
     if img.dtype == np.uint16:
         img = (img.astype(np.uint32) * 255 + 32767) // 65535
-    if img.dtype != np.uint8 and img.dtype != np.uint32:
-        raise FootageError(f"{where}: {img.dtype} images are not supported; use 8 or 16 bits")
     if alpha and img.shape[-1] == 3:
         img = np.concatenate([img, np.full(img.shape[:2] + (1,), 255, img.dtype)], axis=-1)
     return np.ascontiguousarray(img[..., :4 if alpha else 3].astype(np.uint8))
