@@ -283,15 +283,16 @@ def _open_sequence(path: str, files: list[Path], fps: float, pix_fmt: str) -> Se
     more refused when reached, frames written; CMYK's K taken for alpha)."""
     if files[0].suffix.lower() == ".exr":
         return _open_exr(path, files, fps)
-    heads = [png_header(f) for f in files]
-    if heads[0] is None:  # not a PNG (TIFF, JPEG): 16 bits and alpha kept (were dropped
-        looks = [pillow_head(f) for f in files]  # unsaid, a trial)
+    first = png_header(files[0])
+    if first is None:  # not a PNG (TIFF, JPEG): 16 bits and alpha kept (were dropped
+        looks = [pillow_head(f) for f in files]  # unsaid, a trial; each file opened once)
         h, w = rgb8(read_frame(files[0], looks[0][0]), files[0]).shape[:2]
         fmt = raw_format(any(a for _, a, _ in looks), any(d for *_, d in looks))
         return SequenceFootage(path, fps, (w, h), len(files), files,
                                pix_fmt=fmt if pix_fmt == "rgb" else "rgb24",
                                kept=pix_fmt == "rgb", modes=tuple(m for m, *_ in looks))
-    w, h = heads[0][:2]
+    heads = [first, *(png_header(f) for f in files[1:])]
+    w, h = first[:2]
     for f, head in zip(files, heads, strict=True):
         if head is not None and head[:2] != (w, h):
             raise FootageError(f"{f}: {head[0]}x{head[1]}, but the sequence starts at "
