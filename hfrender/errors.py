@@ -243,11 +243,12 @@ def spelling() -> Spelling:
     return _SPELLING.get()
 
 
-def output_said(output: object, what: str | None = None) -> str:
+def output_said(output: object, what: str | None = None, key: str = "output") -> str:
     """An output as a line names it: after ``what`` (``--summary``, a jobs file's ``output``)
-    where given, else as :func:`spelling` says it, ``-o out.mp4`` to a command and
-    ``output='out.mp4'`` to hf.render (was ``-o`` to both)."""
-    return f"{what} {output}" if what is not None else spelling().said("output", str(output))
+    where given, else as :func:`spelling` says the setting ``key``, ``-o out.mp4`` to a
+    command and ``output='out.mp4'`` to hf.render (was ``-o`` to both; ``keep_samples``:
+    ``--keep-samples s`` and ``keep_samples='s'``)."""
+    return f"{what} {output}" if what is not None else spelling().said(key, str(output))
 
 
 @contextmanager

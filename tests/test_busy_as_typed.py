@@ -35,10 +35,10 @@ def test_the_command_names_the_output_as_typed(bar, capsys, typed):
 def test_hf_render_names_it_as_given_too(bar):
     with output_lock("f/%04d.png"), pytest.raises(OutputBusy) as info:
         hf.render(bar, "f/####.png", size=(8, 4), samples=1, duration=0.2)
-    assert str(info.value).startswith("-o f/####.png: another hfrender"), info.value
+    assert str(info.value).startswith("output='f/####.png': another hfrender"), info.value
     with output_lock("f/%04d.png"), pytest.raises(OutputBusy) as info:  # the same, as printf
         hf.render(bar, "f/%04d.png", size=(8, 4), samples=1, duration=0.2)
-    assert str(info.value).startswith("-o f/%04d.png: another hfrender"), info.value
+    assert str(info.value).startswith("output='f/%04d.png': another hfrender"), info.value
 
 
 def test_a_pattern_named_again_keeps_the_name_typed():

@@ -162,9 +162,9 @@ def outputs_held(config: RenderConfig) -> Iterator[None]:
     from hfrender.io.output_lock import output_lock
 
     with ExitStack() as held:
-        for path, what in ((config.output, "-o"), (config.keep_samples, "--keep-samples")):
-            if path:
-                held.enter_context(output_lock(path, what))
+        for path, key in ((config.output, "output"), (config.keep_samples, "keep_samples")):
+            if path:  # (named as the caller names it: -o, or hf.render's output=)
+                held.enter_context(output_lock(path, key=key))
         yield
 
 

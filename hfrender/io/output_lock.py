@@ -13,7 +13,7 @@ from contextlib import ExitStack, contextmanager
 from pathlib import Path
 from typing import IO, Any
 
-from hfrender.errors import InputError
+from hfrender.errors import InputError, output_said
 from hfrender.io.outputs import temporary, typed_output
 from hfrender.io.sequence_names import is_sequence
 
@@ -38,19 +38,20 @@ class _LeftHeld(BlockingIOError):
         super().__init__(f"pid {pid}")
         self.pid, self.children = pid, children
 
-    def line(self, what: str, path: str, doing: str, tail: str) -> str:
-        """The one line saying so: ``doing`` what the run did (``writing it``)."""
+    def line(self, head: str, doing: str, tail: str) -> str:
+        """The one line saying so, after ``head`` (``-o out.mp4``): ``doing`` what the run
+        did (``writing it``)."""
         they = (f"processes it started (pids {', '.join(map(str, self.children))}) hold"
                 if len(self.children) > 1 else "a process it started "
                 f"{f'(pid {self.children[0]}) ' if self.children else ''}holds")
-        return (f"{what} {path}: the hfrender {doing} (pid {self.pid}) has ended, but "
+        return (f"{head}: the hfrender {doing} (pid {self.pid}) has ended, but "
                 f"{they} its lock still; end that one{tail}")
 
 
 @contextmanager
-def output_lock(output: str, what: str = "-o",
-                doing: str = "is writing it; wait for it to finish, or write elsewhere"
-                ) -> Iterator[None]:
+def output_lock(output: str, what: str | None = None,
+                doing: str = "is writing it; wait for it to finish, or write elsewhere",
+                key: str = "output") -> Iterator[None]:
     """Hold ``output`` while this run writes it: a second hfrender of this user writing the
     same file or sequence (two shells, two batches) is refused in one line, not left to mix
     its frames in. A lock file per output (keyed by its temporary name: ``%05d`` and
@@ -58,25 +59,29 @@ def output_lock(output: str, what: str = "-o",
     system lets it go when the process ends, however it ends, and the children sharing
     its file with it (forked, not yet started) with them; a lock whose holder has ended is
     waited for (:data:`ENDED_HOLDER_WAIT`), not refused. Where it cannot be taken
-    (no ``fcntl``, the temporary folder not writable), the run goes on unlocked, said once."""
+    (no ``fcntl``, the temporary folder not writable), the run goes on unlocked, said once.
+    A refusal names it after ``what`` (``batch``), else as the caller names the setting
+    ``key`` (:func:`hfrender.errors.output_said`: ``-o out.mp4`` to the command,
+    ``output='out.mp4'`` to hf.render; was ``-o`` to both)."""
     try:
         import fcntl
     except ImportError:
         yield
         return
-    path, typed = lock_path(output), typed_output(output)  # (a refusal names it as typed)
+    path = lock_path(output)  # (a refusal names it as typed, in the caller's words)
+    head = output_said(typed_output(output), what, key)
     try:
         fh = _locked(path, fcntl)
     except _LeftHeld as left:
         verb, _, rest = doing.partition(";")
-        raise OutputBusy(left.line(what, typed, verb.removeprefix("is "), ", or write "
+        raise OutputBusy(left.line(head, verb.removeprefix("is "), ", or write "
                                    "elsewhere" if "elsewhere" in rest else "")) from None
     except BlockingIOError as busy:
         if not str(busy):  # held by readers (they write no pid): an fx, a reexpose
-            raise OutputBusy(f"{what} {typed}: another hfrender is reading it (an fx of "
+            raise OutputBusy(f"{head}: another hfrender is reading it (an fx of "
                              "it, a reexpose of a store); wait for it to finish, or write "
                              "elsewhere") from None
-        raise OutputBusy(f"{what} {typed}: another hfrender ({busy}) {doing}") from None
+        raise OutputBusy(f"{head}: another hfrender ({busy}) {doing}") from None
     except OSError as exc:
         log.warning("%s is not locked against a second run writing it: %s", output,
                     exc.strerror or exc)
@@ -119,7 +124,7 @@ def input_lock(path: str, what: str) -> Iterator[None]:
     try:
         fh = _locked(lock, fcntl, shared=True)
     except _LeftHeld as left:
-        raise OutputBusy(left.line(what, typed_output(path), "writing it", "")) from None
+        raise OutputBusy(left.line(f"{what} {typed_output(path)}", "writing it", "")) from None
     except BlockingIOError as busy:
         raise OutputBusy(f"{what} {typed_output(path)}: another hfrender ({busy}) is writing "
                          "it; wait for it to finish") from None
@@ -140,7 +145,7 @@ def input_lock(path: str, what: str) -> Iterator[None]:
 
 
 def holding(output: str, sources: list[tuple[str, str | None]],
-            what: str = "-o") -> ExitStack:
+            what: str | None = None) -> ExitStack:
     """``output`` held for writing (:func:`output_lock`) and each of ``sources`` (what names
     it, its path; None: none), read by the run, held for reading (:func:`input_lock`):
     an fx's footage and depth pass (:func:`fx_sources`), a reexpose's store, from the

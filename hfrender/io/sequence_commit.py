@@ -15,6 +15,7 @@ import os
 import shutil
 from pathlib import Path
 
+from hfrender.errors import output_said
 from hfrender.io.frame_marks import marks, sequence_id
 from hfrender.io.sequence_names import is_sequence, pattern_files
 from hfrender.io.writers import WriterError, remove_stale
@@ -72,12 +73,14 @@ def moved_away(folder: Path, output: str) -> list[str]:
             if not (folder / n).is_file() and not (dst / n).is_file()]
 
 
-def check_frames_there(output: str, first: int, count: int, what: str = "-o") -> None:
+def check_frames_there(output: str, first: int, count: int, what: str | None = None) -> None:
     """Before any work: the files at the names this run of ``output`` (an image sequence;
     else nothing to check) would write, its output frames ``first`` on, are this sequence's
     own frames: a user's picture there (not hfrender's: its mark) was replaced, said only
     after (a batch user's trial); a frame of another sequence (``shot_%03d.png``'s 100 where
-    this is ``shot_%d.png``) was refused only at the move, once all was rendered."""
+    this is ``shot_%d.png``) was refused only at the move, once all was rendered. A refusal
+    names the output after ``what`` (a jobs file's ``output``), else as the caller names it
+    (:func:`hfrender.errors.output_said`: ``output='f/%04d.png'`` to hf.render)."""
     if not is_sequence(output):
         return
     folder, rx = Path(output).parent, pattern_files(Path(output).name)
@@ -89,15 +92,16 @@ def check_frames_there(output: str, first: int, count: int, what: str = "-o") ->
               < first + count]
     there = {n: marks(folder / n) for n in sorted(wanted) if _filled(folder / n)}
     theirs = _theirs(there, sequence_id(output))
+    said = output_said(output, what)
     if theirs:
-        raise WriterError(f"{what} {output}: {folder / theirs[0]} is a frame of another "
-                          f"sequence (another pattern printing the same names{_more(theirs)}"
-                          "), which hfrender does not replace: remove it, or write to "
+        raise WriterError(f"{said}: {folder / theirs[0]} is a frame of another sequence "
+                          f"(another pattern printing the same names{_more(theirs)}), "
+                          "which hfrender does not replace: remove it, or write to "
                           "another name")
     foreign = [n for n, (ours, _) in there.items() if not ours]
     if foreign:
         one = len(foreign) == 1
-        raise WriterError(f"{what} {output}: {folder / foreign[0]}{_more(foreign)} "
+        raise WriterError(f"{said}: {folder / foreign[0]}{_more(foreign)} "
                           f"{'is' if one else 'are'} there and hfrender did not write "
                           f"{'it' if one else 'them'} (or an older hfrender did, before it "
                           "marked its frames); hfrender replaces only its own: remove "

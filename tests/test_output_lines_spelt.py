@@ -1,0 +1,81 @@
+"""The lines about an output that another run holds, or that holds files hfrender did not
+write, name it as its caller did: ``output='f/%04d.png'`` to hf.render's caller, ``-o
+f/%04d.png`` to the command's user (were ``-o`` to both: a Python caller typed no flag)."""
+
+import os
+
+import numpy as np
+import pytest
+from PIL import Image
+
+import hfrender as hf
+from hfrender.cli import main
+from hfrender.io.output_lock import OutputBusy, output_lock
+from hfrender.io.writers import PngSequenceWriter, WriterError
+
+SMALL = {"size": (8, 4), "samples": 1, "duration": 0.2}
+FLAGS = ["--size", "8x4", "--samples", "1", "--duration", "0.2", "--quiet"]
+BUSY = "another hfrender (pid {}) is writing it; wait for it to finish, or write elsewhere"
+
+
+@pytest.fixture
+def bar(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "bar.frag").write_text("void mainImage(out vec4 c, in vec2 p) "
+                                       "{ c = vec4(p.x / 8.0); }\n")
+    return "bar.frag"
+
+
+def test_a_busy_output_is_named_as_the_call_gave_it(bar, capsys):
+    with output_lock("f/%04d.png"), pytest.raises(OutputBusy) as info:
+        hf.render(bar, "f/####.png", **SMALL)
+    assert str(info.value) == f"output='f/####.png': {BUSY.format(os.getpid())}"
+    with output_lock("f/%04d.png"):
+        assert main(["render", bar, "-o", "f/####.png", *FLAGS]) == 2
+    assert capsys.readouterr().err == (
+        f"hfrender: error: -o f/####.png: {BUSY.format(os.getpid())}\n")
+    assert not os.path.exists("f")
+
+
+def test_a_busy_sample_store_is_named_as_the_call_gave_it(bar, capsys):
+    with output_lock("s.samples"), pytest.raises(OutputBusy) as info:
+        hf.render(bar, "o.mp4", keep_samples="s.samples", **SMALL)
+    assert str(info.value) == f"keep_samples='s.samples': {BUSY.format(os.getpid())}"
+    with output_lock("s.samples"):
+        assert main(["render", bar, "-o", "o.mp4", "--keep-samples", "s.samples",
+                     *FLAGS]) == 2
+    assert capsys.readouterr().err == (
+        f"hfrender: error: --keep-samples s.samples: {BUSY.format(os.getpid())}\n")
+    assert not os.path.exists("o.mp4")
+
+
+def test_a_users_picture_at_a_frames_name_is_named_as_the_call_gave_it(bar, capsys):
+    os.mkdir("seq")
+    rng = np.random.default_rng(5)
+    Image.fromarray((rng.random((4, 8, 3)) * 255).astype(np.uint8)).save("seq/0002.png")
+    mine = open("seq/0002.png", "rb").read()
+    said = ("seq/0002.png is there and hfrender did not write it (or an older hfrender "
+            "did, before it marked its frames); hfrender replaces only its own: remove it, "
+            "or write to another name")
+    with pytest.raises(WriterError) as info:
+        hf.render(bar, "seq/%04d.png", **SMALL)
+    assert str(info.value) == f"output='seq/%04d.png': {said}"
+    assert main(["render", bar, "-o", "seq/%04d.png", *FLAGS]) == 2
+    assert capsys.readouterr().err == f"hfrender: error: -o seq/%04d.png: {said}\n"
+    assert os.listdir("seq") == ["0002.png"] and open("seq/0002.png", "rb").read() == mine
+
+
+def test_another_sequences_frame_is_named_as_the_call_gave_it(bar, capsys):
+    rng = np.random.default_rng(7)
+    with PngSequenceWriter("s_%03d.png", (8, 4), start=100) as w:  # s_100.png: another's
+        w.write((rng.random((4, 8, 3)) * 255).astype(np.uint8))
+    theirs = open("s_100.png", "rb").read()
+    said = ("s_100.png is a frame of another sequence (another pattern printing the same "
+            "names), which hfrender does not replace: remove it, or write to another name")
+    with pytest.raises(WriterError) as info:  # (s_%d.png's frame 100 of 105 is s_100.png)
+        hf.render(bar, "s_%d.png", **{**SMALL, "duration": 3.5})
+    assert str(info.value) == f"output='s_%d.png': {said}"
+    assert main(["render", bar, "-o", "s_%d.png", *FLAGS, "--duration", "3.5"]) == 2
+    assert capsys.readouterr().err == f"hfrender: error: -o s_%d.png: {said}\n"
+    assert sorted(os.listdir(".")) == ["bar.frag", "s_100.png"]
+    assert open("s_100.png", "rb").read() == theirs
