@@ -145,3 +145,62 @@ def test_a_slow_check_is_said_by_still_and_batch_too(tmp_path, monkeypatch, caps
     assert main(["batch", "jobs.toml", *q]) == 0
     said = [line for line in capsys.readouterr().err.splitlines() if "checking" in line]
     assert said == ([] if quiet else [SLOW_LINE.format(t="1.967")])
+
+
+def _ctrl_c_once(path):
+    """A real Ctrl-C (SIGINT to this process, as a user's terminal sends it) once ``path``
+    exists: the scene is asleep in its update(t) by then. Returns the thread sending it."""
+    import os
+    import signal
+    import threading
+    import time
+
+    def send():
+        end = time.monotonic() + 30
+        while not path.exists() and time.monotonic() < end:
+            time.sleep(0.01)
+        os.kill(os.getpid(), signal.SIGINT)
+
+    thread = threading.Thread(target=send, daemon=True)
+    thread.start()
+    return thread
+
+
+ASLEEP = ("if t > 1.9:\n"
+          "            open('asleep', 'w').close()\n"
+          "            import time; time.sleep(30)")
+
+
+def test_a_batch_names_the_place_of_the_job_that_was_drawing(tmp_path, monkeypatch, capsys):
+    """``hfrender render`` named where a Ctrl-C stopped a hanging update(t); a batch's job
+    said only "interrupted: 0 of 2 jobs finished" (was unplaced). Now the job and its
+    place; the job after it not run, its scene never loaded."""
+    _scene(tmp_path, monkeypatch, ASLEEP)
+    (tmp_path / "jobs.toml").write_text(
+        '[[job]]\nname = "loop"\nscene = "loop.py"\noutput = "l.mp4"\nsize = "32x18"\n'
+        'samples = 2\n\n[[job]]\nname = "after"\nscene = "loop.py"\noutput = "a.mp4"\n'
+        'size = "32x18"\nsamples = 2\n')
+    sender = _ctrl_c_once(tmp_path / "asleep")
+    assert main(["batch", "jobs.toml", "--quiet"]) == 130
+    sender.join(5)
+    last = capsys.readouterr().err.strip().splitlines()[-1]
+    assert last == ("interrupted in job 'loop' at loop.py:13, update(t=1.967): 0 of 2 jobs "
+                    "finished; run the same command again to go on (finished jobs are "
+                    "skipped, a half-done one resumes)"), last
+    assert not list(tmp_path.glob("*.mp4"))
+
+
+def test_render_on_ray_names_the_place_where_its_own_look_hung(tmp_path, monkeypatch,
+                                                                capsys):
+    """``render --ray`` looks at the scene here before any task (its first and last
+    frames' times): a hang there stopped by Ctrl-C said only "interrupted: no segment of
+    l.mp4 was finished; nothing is kept". Now where the scene was (no Ray is started)."""
+    pytest.importorskip("ray")
+    _scene(tmp_path, monkeypatch, ASLEEP)
+    sender = _ctrl_c_once(tmp_path / "asleep")
+    assert main(["render", "loop.py", *ARGS, "--ray", "local"]) == 130
+    sender.join(5)
+    last = capsys.readouterr().err.strip().splitlines()[-1]
+    assert last == ("interrupted in loop.py:13, update(t=1.967): no segment of l.mp4 was "
+                    "finished; nothing is kept"), last
+    assert not list(tmp_path.glob("*.mp4"))

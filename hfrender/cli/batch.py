@@ -104,11 +104,12 @@ def _run_batch(args: argparse.Namespace, jobs: list, own: dict, quiet: bool) -> 
             done = sum(r.status in ("done", "up-to-date", "resumed") for r in finished.values())
             failed = sum(r.status == "failed" for r in finished.values())
             then = _half_done(jobs, started, finished, "ray" in own)
-            print(f"interrupted: {done} of {len(jobs)} jobs finished"
-                  f"{f', {failed} failed' if failed else ''}; run the same command again to "
-                  f"go on (finished jobs are skipped{', failed ones run again' if failed else ''}"
-                  f", {then})"
-                  f"{_partial_of(jobs, running)}", file=sys.stderr)
+            line = (f"interrupted: {done} of {len(jobs)} jobs finished"
+                    f"{f', {failed} failed' if failed else ''}; run the same command again "
+                    f"to go on (finished jobs are skipped"
+                    f"{', failed ones run again' if failed else ''}, {then})"
+                    f"{_partial_of(jobs, running)}")
+            print(_placed(line, jobs, running, exc), file=sys.stderr)
             # the signal that came (Ray's wait turns a SIGTERM into a plain KeyboardInterrupt:
             code = interrupted_code(stop_asked()() if stop_asked() else exc)  # was 130, a review)
     results = unfinished(jobs, finished, started, running)
@@ -162,6 +163,16 @@ def _input_failed(job: Any, before: list, finished: dict) -> Any:
                              error=f"it reads the output of job {other.name!r}, which "
                                    f"{'failed' if status == 'failed' else 'did not run'}")
     return None
+
+
+def _placed(line: str, jobs: list, running: dict, exc: KeyboardInterrupt) -> str:
+    """``line`` with where the Ctrl-C ``exc`` stopped the scene's own code of the job
+    running here, as a render says it (``interrupted in job 'loop' at loop.py:9,
+    update(t=1.967): ...``; was unsaid in a batch, the hang unplaced): not on Ray (no job
+    runs here), nor where it stopped hfrender's own code."""
+    from hfrender.engine.stopped import placed
+
+    return placed(line, exc, jobs[running["n"]].name) if "n" in running else line
 
 
 def _partial_of(jobs: list, running: dict) -> str:

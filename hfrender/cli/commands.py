@@ -29,7 +29,13 @@ from hfrender.engine.settings import (
     outputs_held,
     render_config,
 )
-from hfrender.engine.stopped import failed_line, go_on, interrupted_line, without_store
+from hfrender.engine.stopped import (
+    failed_line,
+    go_on,
+    interrupted_line,
+    placed,
+    without_store,
+)
 from hfrender.errors import HFRenderError
 from hfrender.frame_range import n_frames, start_of
 from hfrender.io.container_fit import codec_warned
@@ -200,8 +206,17 @@ def _refocusable(store: str) -> bool:
     return bool(settings.get("depth")) and settings.get("dof") != "lens"
 
 
-def _ray_interrupted(job: object, output: str) -> str:
-    """What an interrupted ``render --ray`` kept: a video's finished segments, if any."""
+def _ray_interrupted(job: object, output: str, exc: KeyboardInterrupt) -> str:
+    """What an interrupted ``render --ray`` kept: a video's finished segments, if any; where
+    the Ctrl-C ``exc`` stopped the scene's own code in the look at it here, before any task
+    (``interrupted in loop.py:9, update(t=1.967): ...``, as a render here says it; was
+    unsaid), where that was. A task's place stays on its worker: its scene hangs there,
+    no reply comes back to carry it."""
+    return placed(_ray_kept(job, output), exc)
+
+
+def _ray_kept(job: object, output: str) -> str:
+    """:func:`_ray_interrupted`'s line, the scene's place left out."""
     if is_sequence(output):
         return (f"interrupted: {output}'s frames made on Ray are not kept (a sequence is made "
                 "whole there); run the same command again to start over")
@@ -224,7 +239,7 @@ def _render_on_ray(args: argparse.Namespace, config: RenderConfig) -> int:
             stats = job.prepare().run()
         except KeyboardInterrupt as exc:
             finish()
-            print(_ray_interrupted(job, config.output), file=sys.stderr)
+            print(_ray_interrupted(job, config.output, exc), file=sys.stderr)
             return interrupted_code(exc)
         finally:
             finish()

@@ -101,8 +101,16 @@ def interrupted_line(config: RenderConfig, stats: Any,
     where that was (``interrupted in loop.py:9, update(t=1.967): ...``, was unsaid: a scene
     hanging at some t, a trial)."""
     line = _left_behind(config, stats, command)
-    place = stopped_place(exc) if exc is not None else ""
-    return line.replace("interrupted", f"interrupted in {place}", 1) if place else line
+    return placed(line, exc) if exc is not None else line
+
+
+def placed(line: str, exc: BaseException, job: str | None = None) -> str:
+    """``line`` (``interrupted: ...``) with where the Ctrl-C ``exc`` stopped the scene's own
+    code, if it did: ``interrupted in loop.py:9, update(t=1.967): ...``, a batch's ``in job
+    'loop' at loop.py:9, ...`` (``job``: the job whose scene it was)."""
+    place = stopped_place(exc)
+    where = f"job {job!r} at {place}" if job is not None else place
+    return line.replace("interrupted", f"interrupted in {where}", 1) if place else line
 
 
 def _left_behind(config: RenderConfig, stats: Any,
