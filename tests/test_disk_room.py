@@ -24,13 +24,14 @@ def free(monkeypatch):
 
 
 def test_18000_frames_that_cannot_fit_are_refused_in_one_line(free, tmp_path):
-    free(100 * MB)  # 1920x1080 RGB: 6.2 MB raw, 6029 bytes at deflate's 1032:1, 2 blocks
+    free(100 * MB)  # 1920x1080 RGB: 6.2 MB raw, 6028 bytes at deflate's 1032:1, 2 blocks
+    # (18000 x 8192 = 147,456,000 bytes: 147 MB, whole from 100 up; 8.2 KB; 100 MB)
     out = str(tmp_path / "f" / "%05d.png")
     with pytest.raises(HFRenderError) as info:
         check_room(out, 18000, (1920, 1080), 3, 1)
     assert str(info.value) == (
-        f"-o {out}: 18000 frames need at least 147.5 MB (8.2 KB each, the least a 1920x1080 "
-        f"PNG takes on this disk); 100.0 MB free in {tmp_path / 'f'}/: use a video output, "
+        f"-o {out}: 18000 frames need at least 147 MB (8.2 KB each, the least a 1920x1080 "
+        f"PNG takes on this disk); 100 MB free in {tmp_path / 'f'}/: use a video output, "
         "fewer frames (--frames), or free space")
 
 
@@ -80,13 +81,13 @@ def test_render_refuses_before_any_work(free, tmp_path, capsys):
 
 
 def test_render_warns_and_goes_on(free, tmp_path, caplog):
-    free(200_000)  # 2 frames of 640x360: up to 138 KB each
+    free(200_000)  # 2 frames of 640x360: 23,040 to 138,240 bytes each (30:1, 5:1)
     out = tmp_path / "%05d.png"
     assert main(["render", BAR, "-o", str(out), "--frames", "0:2", "--samples", "1",
                  "-q"]) == 0
     assert [r.getMessage() for r in caplog.records if r.levelname == "WARNING"] == [
-        f"-o {out}: 2 frames may need up to about 276.5 KB (a 640x360 PNG frame takes about "
-        f"23.0 to 138.2 KB, by how busy its picture is); 200.0 KB free in {tmp_path}/: use a "
+        f"-o {out}: 2 frames may need up to about 276 KB (a 640x360 PNG frame takes about "
+        f"23 to 138 KB, by how busy its picture is); 200 KB free in {tmp_path}/: use a "
         "video output, fewer frames (--frames), or free space"]
     assert sorted(p.name for p in tmp_path.glob("*.png")) == ["00000.png", "00001.png"]
 

@@ -133,19 +133,20 @@ def test_a_join_on_a_full_disk_says_how_much_room_it_needs(tmp_path, monkeypatch
     folder.mkdir()
     segments = [folder / f"seg_{k:08d}.ts" for k in (0, 32)]
     for segment in segments:
-        segment.write_bytes(b"\x47" * 188 * 1000)
+        segment.write_bytes(b"\x47" * 188 * 1000)  # 2 x 188,000 bytes: 376 KB
     with pytest.raises(io_join.WriteFailed) as info:
         io_join.join(segments, str(tmp_path / "o.mp4"), folder, 30.0)
     assert str(info.value) == (
         f"joining 2 segments into {tmp_path / 'o.mp4'} failed: Error closing file: No space "
-        f"left on device; the video needs about 0.4 MB free in {tmp_path} (the segments stay "
+        f"left on device; the video needs about 376 KB free in {tmp_path} (the segments stay "
         f"in {folder}: once that is mended, the same command with --resume joins them)")
 
 
 @pytest.fixture
 def full_at_close(monkeypatch):
     """ffmpeg finds the disk full as it finishes a one-piece output: what fit is 300 KiB
-    (a trial's tmpfs, ``-o size=300k``), and it ends as ffmpeg does there (exit 228)."""
+    (307,200 bytes: a trial's tmpfs, ``-o size=300k``), and it ends as ffmpeg does there
+    (exit 228)."""
     from hfrender.io import writers
 
     real = writers.VideoWriter.close
@@ -171,6 +172,6 @@ def test_a_one_piece_output_on_a_full_disk_says_nothing_is_kept_and_the_room(
     assert capsys.readouterr().err.strip() == (
         f"hfrender: error: ffmpeg could not finish {out} (exit 228): Error submitting a "
         f"packet to the muxer: No space left on device; nothing is kept ({kind} is written "
-        f"in one piece: the next run starts over), and it needs more than the 0.3 MB that "
+        f"in one piece: the next run starts over), and it needs more than the 307 KB that "
         f"fit in {tmp_path}")
     assert list(tmp_path.iterdir()) == []

@@ -47,7 +47,9 @@ def test_an_interrupted_store_says_what_it_holds_and_lacks(tmp_path, capsys):
         writer.add({"color": np.zeros((len(part), 8, 16, 4), np.uint8), "times": part})
     writer.abandon()  # as after Ctrl-C: no manifest, the folder not renamed
     (store.parent / "cut.samples.partial" / "c000002.npz").write_bytes(b"PK\x03")  # half
-    said = (f"{store.parent / 'cut.samples.partial'} holds 3 chunks (0.0 MB, sub-frames up "
+    held = sum(f.stat().st_size for f in (store.parent / "cut.samples.partial").glob("c*.npz"))
+    assert 100 < held < 1000  # (3 small chunks, the last half written: said in bytes)
+    said = (f"{store.parent / 'cut.samples.partial'} holds 3 chunks ({held} B, sub-frames up "
             "to 0.083 s) and no store.json, which its render writes when it completes; an "
             "interrupted store cannot be exposed nor resumed: render again with --keep-samples")
     assert main(["reexpose", str(store), "-o", str(tmp_path / "o.mp4")]) == 2

@@ -56,7 +56,7 @@ def test_a_full_disk_as_a_store_begins_names_it_and_leaves_nothing(tmp_path, mon
 @pytest.mark.parametrize("free, level, end", [
     (10**6, "WARNING", ", more than the 1.0 MB free on its disk: free some space, or lower "
                        "--samples, --size or the frames rendered"),
-    (10**8, "INFO", "; 100.0 MB free on its disk")])
+    (10**8, "INFO", "; 100 MB free on its disk")])
 def test_a_store_bigger_than_its_disk_is_said_after_its_first_chunk(tmp_path, monkeypatch,
                                                                    caplog, free, level, end):
     """Its whole size from the first chunk's bytes a sub-frame (was: a 4K render's store took
@@ -71,10 +71,11 @@ def test_a_store_bigger_than_its_disk_is_said_after_its_first_chunk(tmp_path, mo
     keeper.writer.add({"color": color, "times": np.array([0.0, 0.01])})
     keeper.writer._pending[0].result()
     assert round(keeper.writer.bytes, -3) == 66_000  # (random bytes: deflate keeps them all)
+    kept = f"{keeper.writer.bytes / 1000:.1f} KB"  # (under 100 KB: one decimal)
     with caplog.at_level("INFO", logger="hfrender.engine.keep"):
         keeper.tell_room()
     assert [(r.levelname, r.getMessage()) for r in caplog.records] == [(level, (
-        f"--keep-samples {store}: the store will take about 6.6 MB (0.1 MB for its first 2 "
+        f"--keep-samples {store}: the store will take about 6.6 MB ({kept} for its first 2 "
         "of 200 sub-frames)") + end)]
     keeper.close(None, 1, type("Stats", (), {})())
 

@@ -41,6 +41,7 @@ from hfrender.frame_range import n_frames, start_of
 from hfrender.io.container_fit import codec_warned
 from hfrender.io.sequence_names import files_said, is_sequence
 from hfrender.progress import progress_bar
+from hfrender.sizes import bytes_said
 
 log = logging.getLogger(__name__)
 
@@ -157,11 +158,11 @@ def _summary(config: RenderConfig, stats: Any) -> int:
         print(f"sub-frames drawn: {stats.subframes}")
         print(f"stats: granularity {stats.granularity}, "
               f"interop {'on' if stats.interop else 'off'}; device-to-host "
-              f"{stats.device_to_host_bytes / 1e6:.1f} MB ({per / 1e6:.2f} MB per output "
-              f"frame; the output frames themselves are {out_bytes / 1e6:.1f} MB)")
+              f"{bytes_said(stats.device_to_host_bytes)} ({bytes_said(per)} per output "
+              f"frame; the output frames themselves are {bytes_said(out_bytes)})")
         peak = peak_memory()
         if peak is not None:  # (what to give a machine for it: a trial)
-            print(f"peak memory (resident) of this process: {peak / 1e6:.0f} MB (its fusion "
+            print(f"peak memory (resident) of this process: {bytes_said(peak)} (its fusion "
                   "processes and ffmpeg not counted)")
     if stats.resumed_at is not None and not config.quiet:
         if stats.total_frames == 0:
@@ -187,7 +188,7 @@ def _summary(config: RenderConfig, stats: Any) -> int:
     if config.keep_samples and not config.quiet:
         per = stats.store_bytes / max(1, stats.frames_written)
         print(f"kept {stats.subframes} sub-frames in {config.keep_samples}: "
-              f"{stats.store_bytes / 1e6:.1f} MB ({per / 1e6:.2f} MB per output frame); "
+              f"{bytes_said(stats.store_bytes)} ({bytes_said(per)} per output frame); "
               f"hfrender reexpose {config.keep_samples} -o OUTPUT --shutter DEG"
               + (" (or --focus-distance M, --f-stop N)" if _refocusable(config.keep_samples)
                  else ""))

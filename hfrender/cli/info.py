@@ -11,6 +11,7 @@ from hfrender.backends import BACKENDS, load
 from hfrender.config import RenderConfig
 from hfrender.errors import BackendUnavailable, HFRenderError
 from hfrender.renderer.contexts import CONTEXTS
+from hfrender.sizes import bytes_said
 
 
 def cmd_info(args: argparse.Namespace) -> int:
@@ -98,5 +99,5 @@ def _memory_offered() -> str:
     rooms = {"free RAM": builder._ram_available(), "the cgroup's memory.max":
              builder.cgroup_room(), "ulimit -v": builder.address_room()}
     least = min(rooms, key=rooms.__getitem__)
-    return (f"{max(0, rooms[least]) / 1e9:.1f} GB this process may use ({least}); "
+    return (f"{bytes_said(max(0, rooms[least]))} this process may use ({least}); "
             "--granularity auto sizes the hyperframe pool from it")

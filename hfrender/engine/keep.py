@@ -16,6 +16,7 @@ from hfrender.hyperframe.frame import HyperFrame, per_frame
 from hfrender.io.store import StoreWriter
 from hfrender.plan_stream import PlanStream
 from hfrender.scene import ShaderScene
+from hfrender.sizes import bytes_said
 
 log = logging.getLogger(__name__)
 
@@ -125,13 +126,13 @@ class SampleKeeper:
             free = shutil.disk_usage(w.tmp).free
         except OSError:  # removed by the writer's thread, its disk full: its error says so
             return
-        said = (f"--keep-samples {self.path}: the store will take about {_size(whole)} "
-                f"({_size(kept)} for its first {done} of {total} sub-frames)")
+        said = (f"--keep-samples {self.path}: the store will take about {bytes_said(whole)} "
+                f"({bytes_said(kept)} for its first {done} of {total} sub-frames)")
         if whole - kept > free:
             log.warning("%s, more than the %s free on its disk: free some space, or lower "
-                        "--samples, --size or the frames rendered", said, _size(free))
+                        "--samples, --size or the frames rendered", said, bytes_said(free))
         else:
-            log.info("%s; %s free on its disk", said, _size(free))
+            log.info("%s; %s free on its disk", said, bytes_said(free))
 
     @property
     def nbytes(self) -> int:
@@ -151,7 +152,3 @@ class SampleKeeper:
             error = error or exc
         stats.store_bytes = self.writer.bytes
         return error
-
-
-def _size(n: float) -> str:
-    return f"{n / 1e9:.1f} GB" if n >= 1e9 else f"{n / 1e6:.1f} MB"

@@ -39,6 +39,7 @@ from hfrender.io.sequence_names import is_sequence
 from hfrender.limits import usable_cores
 from hfrender.sampler import Plan
 from hfrender.scene.sources import scene_assets, scene_modules
+from hfrender.sizes import bytes_said
 
 log = logging.getLogger(__name__)
 
@@ -180,8 +181,8 @@ def make_builder(config: RenderConfig, plan: Plan, storage: Any, depth: bool,
             granularity=config.granularity, depth=depth, velocity=velocity,
             max_in_flight=config.max_in_flight, storage=storage, free_bytes=free,
             cap=cap)
-        log.info("hyperframe pool: %d sub-frames a hyperframe, %.1f MB in all",  # (-v: a
-                 made.pool.capacity, made.pool.nbytes / 2**20)  # trial missed it)
+        log.info("hyperframe pool: %d sub-frames a hyperframe, %s in all",  # (-v: a
+                 made.pool.capacity, bytes_said(made.pool.nbytes))  # trial missed it)
         return made, storage
     except BackendUnavailable as exc:
         if storage is None:

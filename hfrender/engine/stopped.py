@@ -16,6 +16,7 @@ from hfrender.frame_range import n_frames
 from hfrender.io.sequence_names import is_sequence
 from hfrender.io.store import partial_dir
 from hfrender.scene.loader import SceneUpdateError, stopped_place
+from hfrender.sizes import bytes_said
 
 
 def failed_line(config: RenderConfig, stats: Any, exc: BaseException) -> BaseException | None:
@@ -76,20 +77,16 @@ def _refusal(exc: BaseException | None) -> bool:
 def _lost(output: str, lost: int | None, exc: BaseException) -> str:
     """``; nothing is kept (a GIF is written in one piece: the next run starts over)`` where
     the failed writer of a one-piece ``output`` held ``lost`` bytes, not kept; on a full
-    disk with ``, and it needs more than the 0.3 MB that fit in FOLDER`` (was: ffmpeg's
+    disk with ``, and it needs more than the 307 KB that fit in FOLDER`` (was: ffmpeg's
     "No space left on device" alone, a trial), else ``""``."""
     if lost is None:
         return ""
     suffix = Path(output).suffix.lower()
     kind = "a GIF" if suffix == ".gif" else f"a {suffix} video"
-    room = (f", and it needs more than the {_mb(lost)} that fit in "
+    room = (f", and it needs more than the {bytes_said(lost)} that fit in "
             f"{Path(output).absolute().parent}" if lost and "No space left on device"
             in str(exc) else "")
     return f"; nothing is kept ({kind} is written in one piece: the next run starts over){room}"
-
-
-def _mb(size: int) -> str:
-    return f"{size / 1e6:.1f} MB" if size >= 100_000 else f"{max(1, round(size / 1e3))} KB"
 
 
 def interrupted_line(config: RenderConfig, stats: Any,

@@ -16,6 +16,7 @@ from pathlib import Path
 from hfrender.errors import spelling
 from hfrender.io.sequence_names import is_sequence
 from hfrender.io.writers import WriterError
+from hfrender.sizes import bytes_said, range_said
 
 log = logging.getLogger(__name__)
 
@@ -82,17 +83,3 @@ def _disk(folder: Path) -> tuple[int, int]:
     block = getattr(os, "statvfs", None)  # (Windows has none: its usual 4 KB)
     return free, (block(found).f_frsize if block else 4096) or 4096
 
-
-UNITS = ((1e9, "GB"), (1e6, "MB"), (1e3, "KB"))
-
-
-def bytes_said(n: float) -> str:
-    """``n`` bytes in a unit a reader takes in: ``22.4 GB``, ``147.5 MB``, ``8.2 KB``."""
-    scale, unit = next(((s, u) for s, u in UNITS if n >= s), UNITS[-1])
-    return f"{n / scale:.1f} {unit}"
-
-
-def range_said(low: float, high: float) -> str:
-    """``low`` to ``high`` bytes in ``high``'s unit: ``0.2 to 1.2 MB``."""
-    scale, unit = next(((s, u) for s, u in UNITS if high >= s), UNITS[-1])
-    return f"{low / scale:.1f} to {high / scale:.1f} {unit}"

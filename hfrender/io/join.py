@@ -12,6 +12,7 @@ from hfrender.errors import pastable, spelling
 from hfrender.io.durable import sync_file, sync_folder
 from hfrender.io.ffmpeg import Soundtrack, bare, crashed, frame_rate, join_command
 from hfrender.io.writers import WriteFailed
+from hfrender.sizes import bytes_said
 
 # how a failed join is gone on from, as render and fx say it (batch and reexpose put their
 # own way in its place: io/goes_on.py)
@@ -78,4 +79,4 @@ def _room(said: str, files: list[Path], final: Path) -> str:
     if "No space left on device" not in said:
         return ""
     size = sum(f.stat().st_size for f in files if f.is_file())
-    return f"; the video needs about {size / 1e6:.1f} MB free in {final.parent}"
+    return f"; the video needs about {bytes_said(size)} free in {final.parent}"

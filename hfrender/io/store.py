@@ -65,6 +65,7 @@ from hfrender.io.store_manifest import (
 )
 from hfrender.io.store_target import check_target
 from hfrender.io.writers import WriteFailed
+from hfrender.sizes import bytes_said
 
 log = logging.getLogger(__name__)
 FORMAT = "hfrender-sample-store"
@@ -299,7 +300,7 @@ def _unfinished(tmp: Path) -> str:
     chunks = sorted(f for f in tmp.iterdir() if CHUNK_FILE.fullmatch(f.name))
     held = f"{len(chunks)} chunk{'s' * (len(chunks) != 1)}"
     if chunks:
-        held += f" ({sum(f.stat().st_size for f in chunks) / 1e6:.1f} MB"
+        held += f" ({bytes_said(sum(f.stat().st_size for f in chunks))}"
         for f in reversed(chunks[-2:]):  # the last may be half written
             try:
                 with np.load(f, allow_pickle=False) as z:
