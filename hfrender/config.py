@@ -241,9 +241,12 @@ class RenderConfig:
 
 def nearest_frame(seconds: float, fps: float) -> int:
     """The frame nearest ``seconds`` at ``fps``, halves up (Python's round takes them to
-    even), a product's float error not counted (0.58 s at 25 fps is 14.4999... : 15)."""
+    even), a product's float error not counted (0.58 s at 25 fps is 14.4999... : 15): a
+    fraction within 1e-12 of the frame (1e-6 at most) below a half counts as one. The
+    margin is the fraction's alone (was added to the frame: 1e12 s at 30 fps, 30 too many)."""
     x = seconds * fps
-    return math.floor(x + 0.5 + 1e-12 * max(1.0, abs(x)))
+    whole = math.floor(x)
+    return whole + (x - whole >= 0.5 - min(1e-12 * max(1.0, abs(x)), 1e-6))
 
 
 def parse_samples(text: str) -> int | str:

@@ -170,6 +170,31 @@ def test_a_duration_of_a_frame_and_a_half_is_two_frames(duration, fps, frames):
     assert RenderConfig(duration=duration, fps=fps).frame_count(4.0) == frames
 
 
+@pytest.mark.parametrize("seconds, fps, frame", [
+    (1e12, 30, 30_000_000_000_000),  # was 30,000,000,000,030: a margin of 1e-12 x 3e13
+    (2.0**40 + 0.25, 2, 2**41 + 1),  # x = 2^41 + 0.5 exactly: halves up
+    (2.0**40 + 0.125, 2, 2**41),  # 2^41 + 0.25: down (was 2^41 + 2)
+    (2.0**40 + 0.375, 2, 2**41 + 1),  # 2^41 + 0.75: up
+    (1e6 / 3, 3, 1_000_000), (0.58, 25, 15), (4.35, 100, 435),  # 434.99999999999994: a half
+    (-0.25, 10, -2),  # halves up below zero too (-2.5: -2)
+])
+def test_the_nearest_frame_of_a_huge_duration_is_exact(seconds, fps, frame):
+    """The float error margin (0.58 s at 25 fps is 14.4999...: 15) was relative to the
+    frame and added to it: past 2^39 frames it was a whole frame or more, and 1e12 s at
+    30 fps said 30 frames too many. The margin is for halves only, and 1e-6 at most."""
+    from hfrender.config import nearest_frame
+
+    assert nearest_frame(seconds, fps) == frame
+
+
+def test_a_huge_durations_refusal_counts_its_frames_right():
+    from hfrender.config import ConfigError, RenderConfig
+
+    with pytest.raises(ConfigError, match=r"^duration=1e\+12 s at 30 fps is "
+                                          r"30,000,000,000,000 frames; hfrender renders"):
+        RenderConfig(duration=1e12).frame_count(4.0)
+
+
 @pytest.mark.parametrize("line, said", [
     ('jitter = "false"', '[render] jitter = "false" must be true or false'),
     ('transparent = "no"', '[render] transparent = "no" must be true or false'),
