@@ -88,13 +88,20 @@ def fps_arg(text: str) -> float:
                                          "(29.97) or a fraction (30000/1001)") from None
 
 
-def _preset_help(width: int, height: int, fps: float) -> str:
+DRAFT = ((320, 180), 4)  # the draft the help of a cheaper preset points to: size, samples
+
+
+def _preset_help(width: int, height: int, fps: float, base: RenderConfig | None = None) -> str:
     """``-ql``'s help: its size and rate, and its cost against the default's (manim's -ql
-    is its quick preview; here 854x480 at 15 fps is 0.89x the default: no draft)."""
-    base = RenderConfig()
+    is its quick preview; here 854x480 at 15 fps is 0.89x the default: no draft), and the
+    draft's share of the default's drawing, from ``base``'s (the defaults') size and samples
+    (was written out, "1/8", whatever the defaults); none offered where it is no cheaper."""
+    base = base or RenderConfig()
     cost = width * height * fps / (base.size[0] * base.size[1] * base.fps)
-    draft = (" (no draft: --size 320x180 --samples 4 draws 1/8 of the default's)"
-             if cost < 1 else "")  # -ql: what manim makes its preview
+    (dw, dh), ds = DRAFT
+    share = Fraction(dw * dh * ds, base.size[0] * base.size[1] * base.max_samples)
+    draft = (f" (no draft: --size {dw}x{dh} --samples {ds} draws {share.numerator}/"
+             f"{share.denominator} of the default's)" if cost < 1 and share < 1 else "")
     return (f"{height}p{fps:g}: {width}x{height} at {fps:g} fps, {cost:.2g}x the "
             f"default's pixels x frames{draft}")
 
