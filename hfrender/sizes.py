@@ -1,5 +1,7 @@
-"""How every line hfrender prints says a size in bytes, one rule for all (was: four ways,
-``0.3 MB`` and ``307.2 KB`` for the same 300 KiB, ``100.0 MB``, MiB said as MB).
+"""How hfrender's lines say a file's, a disk's or a store's size, and ``--stats``' and
+``hfrender info``'s bytes: one rule for all (was: four ways, ``0.3 MB`` and ``307.2 KB``
+for the same 300 KiB, ``100.0 MB``, MiB said as MB). The memory refusals
+(engine/memory_fit.py, the pool's, the GL buffers') still say GiB.
 
 The rule: decimal units (1 KB = 1000 bytes, as disks and ``df -H`` count), the largest of
 B, KB, MB, GB, TB in which the size is 1 or more; one decimal under 100 of it, whole from
