@@ -171,10 +171,10 @@ SEVERAL = "import hfrender as hf\nclass A(hf.Scene):\n    pass\nclass B(hf.Scene
      r"0$"),
     # was "duration=1e+12 s at 30 fps ...": the keyword, the number not as typed
     (["render", BAR, "--duration", "1000000000000"], r"error: --duration 1000000000000 s at 30 "
-     r"fps is 30,000,000,000,030 frames; hfrender renders at most 10,000,000 in one output "
+     r"fps is 30,000,000,000,000 frames; hfrender renders at most 10,000,000 in one output "
      r"\(lower --duration or --fps, or render it in parts\)$"),
     (["still", BAR, "-o", "{tmp}/s.png", "--duration", "1e12"], r"error: --duration 1e12 s at "
-     r"30 fps is 30,000,000,000,030 frames"),
+     r"30 fps is 30,000,000,000,000 frames"),
     (["render", BAR, "--audio-offset", "-nan"], r"error: --audio-offset -nan must be a finite "
      r"number of seconds"),
     # a value that is empty or holds a space quoted as a shell takes it (was "--codec  must
