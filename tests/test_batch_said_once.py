@@ -35,15 +35,16 @@ def jobs(tmp_path):
 
 def test_a_value_each_job_refuses_in_its_own_figures_is_said_for_each(jobs, capsys):
     """--duration 1e12 at 24 and 60 fps: was one line, 'for jobs 'a' and 'b': ... at 24
-    fps is 24,000,000,000,024 frames' (b's 60 fps lost)."""
+    fps is 24,000,000,000,024 frames' (b's 60 fps lost; and 24 too many, nearest_frame's
+    margin)."""
     assert main(["batch", str(jobs), "--duration", "1000000000000"]) == 2
     tail = ("; hfrender renders at most 10,000,000 in one output (lower --duration or --fps, "
             "or render it in parts)")
     assert capsys.readouterr().err.splitlines() == [
         "hfrender: error: on the command line, for job 'a': --duration 1000000000000 s at 24 "
-        "fps is 24,000,000,000,024 frames" + tail,
+        "fps is 24,000,000,000,000 frames" + tail,
         "hfrender: error: on the command line, for job 'b': --duration 1000000000000 s at 60 "
-        "fps is 60,000,000,000,060 frames" + tail]
+        "fps is 60,000,000,000,000 frames" + tail]
 
 
 def test_an_odd_size_gets_each_codecs_own_hint(jobs, capsys):
