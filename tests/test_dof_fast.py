@@ -296,13 +296,13 @@ def test_the_cuda_fast_path_waits_on_the_device_three_times_a_plan(dev, rng, sce
     there are; a plan a frame (the emulator's default, as the CPU), or both frames' one plan
     (``shared``: mirrored frames have the same classes, so the same plan and picture)."""
     from hfrender.backends.cuda import dof as cuda_dof
-    from hfrender.backends.cuda import dof_plans
+    from hfrender.backends.cuda import dof_plans, dof_steps
 
     monkeypatch.setattr(dof_boxes, "WINDOW_COST", 0)  # more boxes, more windows
     img, depth = pole(rng, FAR_FOOT) if scene == "far pole" else slanted(rng)
     reads = []
-    for module, name in ((cuda_dof, "_host"), (dof_plans, "_host"), (dof_layers, "to_host"),
-                         (dof_boxes, "to_host")):
+    for module, name in ((cuda_dof, "_host"), (dof_steps, "_host"), (dof_plans, "_host"),
+                         (dof_layers, "to_host"), (dof_boxes, "to_host")):
         real = getattr(module, name)
         monkeypatch.setattr(module, name, lambda *a, real=real: reads.append(1) or real(*a))
     floats = []  # float() of an array or NumPy scalar: a CuPy value read to the host
@@ -513,10 +513,11 @@ def test_the_cuda_layers_make_a_frames_disks_once_however_many_it_has(dev, rng, 
     import dataclasses
 
     from hfrender.backends.cuda import dof as cuda_dof
+    from hfrender.backends.cuda import dof_steps
 
     made = []
-    real = cuda_dof.disk_spectrum
-    monkeypatch.setattr(cuda_dof, "disk_spectrum", lambda *a: made.append(a[2:]) or real(*a))
+    real = dof_steps.disk_spectrum
+    monkeypatch.setattr(dof_steps, "disk_spectrum", lambda *a: made.append(a[2:]) or real(*a))
     own = dataclasses.replace(dev, _tables={})
     img, depth = slanted(rng)
     lens = lens_for(depth, 40)
