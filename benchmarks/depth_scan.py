@@ -18,8 +18,8 @@ from pathlib import Path
 import numpy as np
 
 from hfrender import validate
-from hfrender.io import depth_pass, depth_scan
-from hfrender.io.depth_pass import depth_for
+from hfrender.io import depth_fit, depth_scan
+from hfrender.io.depth_fit import depth_for
 from hfrender.optics import Lens
 
 
@@ -47,11 +47,11 @@ def main() -> None:
             depth_for(str(path), 1.0, False, (w, h), a.frames, lambda d: lens)
             times["depth_for"].append(time.perf_counter() - t)
             depth_scan.scan, real = (lambda *_, **__: None), depth_scan.scan
-            depth_pass.scan = depth_scan.scan
+            depth_fit.scan = depth_scan.scan
             t = time.perf_counter()
             depth_for(str(path), 1.0, False, (w, h), a.frames, lambda d: lens)
             times["without the scan"].append(time.perf_counter() - t)
-            depth_scan.scan = depth_pass.scan = real
+            depth_scan.scan = depth_fit.scan = real
             t = time.perf_counter()  # what the run checks as it reads each frame anyway
             for i in range(a.frames):
                 validate.depth_frame(np.asarray(arr[i], np.float32), i)

@@ -11,7 +11,7 @@ from test_hints import error_line, png_sequence
 import hfrender as hf
 from hfrender.cli import main
 from hfrender.errors import InputError
-from hfrender.io import depth_pass, depth_scale
+from hfrender.io import depth_fit, depth_pass, depth_scale
 from hfrender.io.depth_pass import open_depth
 from hfrender.io.images import encode_png16, read_exr_depth
 from hfrender.io.probe import FootageError
@@ -435,7 +435,7 @@ def test_each_depth_frame_is_checked_as_it_is_read(tmp_path, rng, monkeypatch):
     monkeypatch.setattr(validate, "depth_frame",
                         lambda arr, i, *a, **k: checked.append(i) or real(arr, i, *a, **k))
     lens = hf.Lens(2.0, 2.8)
-    got = depth_pass.depth_for(str(tmp_path / "d"), 0.001, False, (8, 6), 4, lambda d: lens)
+    got = depth_fit.depth_for(str(tmp_path / "d"), 0.001, False, (8, 6), 4, lambda d: lens)
     frames_read = iter(got.frames)
     for i in range(3):
         np.testing.assert_array_equal(next(frames_read),

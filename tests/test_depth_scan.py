@@ -9,7 +9,7 @@ from test_fx import make_clip, png_sequence
 
 from hfrender.cli import main
 from hfrender.errors import InputError
-from hfrender.io import depth_pass, depth_scan
+from hfrender.io import depth_fit, depth_scan
 from hfrender.optics import Lens
 
 H, W, N = 18, 32, 8
@@ -65,14 +65,14 @@ def test_the_scan_reads_metres_as_the_run_does(tmp_path, rng, monkeypatch):
     depth[2, 5, 5] = 0.0
     np.save(tmp_path / "d.npy", depth)
     lens = Lens(2.0, 2.8)
-    got = depth_pass.depth_for(str(tmp_path / "d.npy"), 1.0, True, (W, H), N, lambda d: lens)
+    got = depth_fit.depth_for(str(tmp_path / "d.npy"), 1.0, True, (W, H), N, lambda d: lens)
     assert np.isinf(list(got.frames)[2][5, 5])
     depth[6, 7, 8], depth[7, 0, 0] = -0.5, np.nan
     np.save(tmp_path / "d.npy", depth)
     for chunk in (1, 3, 5, N):
         monkeypatch.setattr(depth_scan, "CHUNK_BYTES", chunk * H * W * 4)
         with pytest.raises(InputError) as e:
-            depth_pass.depth_for(str(tmp_path / "d.npy"), 1.0, True, (W, H), N,
+            depth_fit.depth_for(str(tmp_path / "d.npy"), 1.0, True, (W, H), N,
                                  lambda d: lens)
         assert str(e.value) == (f"depth frame 6 ({tmp_path / 'd.npy'}) has a value <= 0 "
                                 f"(-0.5) at row 7, column 8{POSITIVE}")
@@ -104,7 +104,7 @@ def test_a_normalised_pass_is_scanned_in_its_metres(tmp_path, rng, near_far, val
     depth[4, 2, 3] = value
     np.save(tmp_path / "d.npy", depth)
     with pytest.raises(InputError) as e:
-        depth_pass.depth_for(str(tmp_path / "d.npy"), near_far, False, (W, H), N,
+        depth_fit.depth_for(str(tmp_path / "d.npy"), near_far, False, (W, H), N,
                              lambda d: Lens(2.0, 2.8))
     assert str(e.value) == (f"depth frame 4 ({tmp_path / 'd.npy'}) has a value <= 0 "
                             f"({metres}) at row 2, column 3{POSITIVE}")
@@ -141,7 +141,7 @@ def test_the_focus_pixels_column_is_the_resized_frames_pixel(tmp_path, rng, resi
     depth = rng.uniform(0.5, 9.0, (N, H // scale, W // scale)).astype(np.float32)
     depth[1:4, 0, 5] = depth[2, 4, 1] = np.inf  # sky at some of the pixels read, some frames
     np.save(tmp_path / "d.npy", depth)
-    got = depth_pass.depth_for(str(tmp_path / "d.npy"), 1.0, True, (W, H), N,
+    got = depth_fit.depth_for(str(tmp_path / "d.npy"), 1.0, True, (W, H), N,
                                lambda d: Lens(2.0, 2.8), resize)
     frames = np.stack(list(got.frames))
     for x, y in [(6, 5), (11, 0), (2, 9), (13, 3), (31, 17)]:

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from hfrender.disparity import Disparity
-from hfrender.io.depth_pass import depth_for
+from hfrender.io.depth_fit import depth_for
 
 NEAR, FAR = 1.0, 0.05  # the plane's disparity at its left and right edges (near is large)
 

@@ -28,7 +28,7 @@ from hfrender.disparity import KINDS
 from hfrender.errors import FLAG, HFRenderError, as_given
 from hfrender.frame_range import n_frames
 from hfrender.io.container_fit import codec_warned
-from hfrender.io.depth_pass import RESIZES
+from hfrender.io.depth_fit import RESIZES
 from hfrender.io.encoding import Encoding
 from hfrender.io.sequence_names import check_output_name, files_said, is_picture
 from hfrender.progress import progress_bar

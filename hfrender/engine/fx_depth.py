@@ -12,7 +12,7 @@ from typing import Any
 from hfrender.engine.fx_settings import FxSettings
 from hfrender.errors import HFRenderError, about
 from hfrender.frame_range import n_frames
-from hfrender.io.depth_pass import depth_for
+from hfrender.io.depth_fit import depth_for
 from hfrender.io.exr_footage import is_one_image
 from hfrender.io.footage import FootageError, open_footage, probe
 from hfrender.io.sequence_files import output_start, sequence_files
@@ -20,7 +20,7 @@ from hfrender.io.sequence_files import output_start, sequence_files
 
 def depth_pass_of(source: str, s: FxSettings, size: tuple[int, int], count: int) -> Any:
     """The depth pass of ``s`` for footage ``source`` of ``size`` and ``count`` frames,
-    checked (:func:`.depth_pass.depth_for`), and the focus pixel in the footage (an .npy's
+    checked (:func:`.depth_fit.depth_for`), and the focus pixel in the footage (an .npy's
     depth under it in every frame, too)."""
     s.check_size(size)
     # a sequence: its frames' numbers; one picture: its name's, as its output frame's (was

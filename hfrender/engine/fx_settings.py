@@ -20,7 +20,7 @@ from hfrender.disparity import (
     stand_in,
 )
 from hfrender.errors import FLAG, about, as_typed
-from hfrender.io.depth_pass import RESIZES
+from hfrender.io.depth_fit import RESIZES
 from hfrender.io.encoding import Encoding
 from hfrender.lens_args import focus_at, focus_each, focus_pixel, one_focus, pixel_inside
 from hfrender.optics import Lens, check_blades, check_focal_length
