@@ -430,7 +430,7 @@ def test_a_video_jobs_own_fps_conforms_it_and_the_defaults_fps_is_the_renders(fo
     (lambda t: t.replace('input = "clip.mp4"', 'input = "none/%04d.png"'),
      r"job 'smooth': input .*none/%04d\.png not found$"),
     (lambda t: t.replace('input = "clip.mp4"', 'input = "."'),  # was found when its turn
-     r"job 'smooth': input .* is a folder with no PNG or EXR images in it"),  # came, exit 1
+     r"job 'smooth': input .* is a folder with no PNG, EXR, TIFF or JPEG images"),  # came, exit 1
     (lambda t: t.replace('output = "out/smooth.mp4"', 'output = "./clip.mp4"'),
      r"job 'smooth': output = \"\./clip\.mp4\" is the input \(.*clip\.mp4\): write the "
      r"output elsewhere$"),  # the key as the file gives it (was: "-o /abs/clip.mp4")

@@ -476,8 +476,8 @@ def test_an_empty_folder_as_input_is_said_to_hold_no_images(tmp_path, capsys):
     assert main(["fx", str(tmp_path / "empty"), "-o", str(tmp_path / "o.mp4"),
                  "--motion-blur", "2"]) == 2
     assert capsys.readouterr().err == (
-        f"hfrender: error: input {tmp_path / 'empty'} is a folder with no PNG or EXR images "
-        "in it (a sequence's folder, or a pattern such as in/%05d.png)\n")
+        f"hfrender: error: input {tmp_path / 'empty'} is a folder with no PNG, EXR, TIFF or "
+        "JPEG images in it (a sequence's folder, or a pattern such as in/%05d.png)\n")
 
 
 @pytest.mark.parametrize("fps, stride", [("1e9", "1"), ("0", "1"), ("2500", "2")])

@@ -45,7 +45,8 @@ def add_parser(sub: argparse._SubParsersAction, encoder_options: Any,
                         "memory).")
     fx.add_argument("input", metavar="INPUT", type=sequence_name,
                     help="a video file, or frames/%%05d.png (or frames/#####.png, or the "
-                         "folder of one sequence; one PNG file: one frame), or "
+                         "folder of one sequence: PNG, EXR, TIFF or JPEG; one PNG file: one "
+                         "frame), or "
                          "frames/%%04d.exr: float linear light, kept as float into -o "
                          "out/%%04d.exr (16-bit codes into PNG, video)")
     fx.add_argument("-o", "--output", required=True, type=sequence_name,

@@ -215,7 +215,8 @@ def footage_format(pix_fmt: str, info: VideoInfo) -> str:
 
 
 def check_folder(path: str) -> None:
-    """A folder given as footage holds a sequence of PNG or EXR images: found by their
+    """A folder given as footage holds a sequence of PNG, EXR, TIFF or JPEG images
+    (:data:`~hfrender.io.sequence_files.FOLDER_KINDS`): found by their
     names, none opened (a batch's check of every job: was each header read, an EXR's
     first frame decoded, for every fx job before any ran)."""
     if sequence_files(path) is None:
@@ -223,8 +224,8 @@ def check_folder(path: str) -> None:
 
 
 def _no_pictures(path: str) -> FootageError:
-    return FootageError(f"input {path} is a folder with no PNG or EXR images in it (a "
-                        "sequence's folder, or a pattern such as in/%05d.png)")
+    return FootageError(f"input {path} is a folder with no PNG, EXR, TIFF or JPEG images in "
+                        "it (a sequence's folder, or a pattern such as in/%05d.png)")
 
 
 def open_footage(path: str, fps: float | None = None, pix_fmt: str = "rgb24",

@@ -11,6 +11,9 @@ from hfrender.io.sequence_names import FIELD, pattern_files
 
 VIDEO_FILES = (".mp4", ".mov", ".mkv", ".webm", ".avi", ".m4v", ".mxf", ".ts", ".mts",
                ".m2ts", ".mpg", ".mpeg", ".wmv", ".flv", ".3gp", ".ogv")  # no frames of one
+# the pictures a folder's sequence is made of, as fx reads them (TIFF, JPEG: through Pillow;
+# was PNG and EXR alone, a folder of JPEGs "no PNG or EXR images in it", its pattern read)
+FOLDER_KINDS = (".png", ".exr", ".tif", ".tiff", ".jpg", ".jpeg")
 
 
 def sequence_files(path: str) -> list[Path] | None:
@@ -75,11 +78,12 @@ def _moving(path: str) -> None:
 def folder_pattern(folder: Path) -> str | None:
     """The pattern of the one image sequence in ``folder`` (``f.%04d.png``: its files' last
     number the frame's), so that a folder is read as that pattern is, gaps refused; None
-    for no image; one line where the folder holds another file or sequence beside it (a
-    slate, an earlier output), which a folder read whole would take in as frames."""
+    for no image (of :data:`FOLDER_KINDS`); one line where the folder holds another file or
+    sequence beside it (a slate, an earlier output, the same frames as JPEGs), which a
+    folder read whole would take in as frames."""
     alike: dict[str, list[str]] = {}  # names alike but for their numbers
     for f in folder.iterdir():
-        if f.suffix.lower() in (".png", ".exr"):
+        if f.suffix.lower() in FOLDER_KINDS:
             alike.setdefault(re.sub(r"\d+", "#", f.name), []).append(f.name)
     groups: dict[tuple[str, str], list[int]] = {}
     for names in alike.values():
