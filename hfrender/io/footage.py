@@ -68,7 +68,8 @@ class SequenceFootage(Closing):
     decoder: _Decoder | None = None  # 16-bit PNGs: ffmpeg decodes the whole sequence
     stored: Any = None  # an EXR sequence's float type (its first frame's): float16, float32
     kept: bool = False  # not PNG (TIFF, JPEG), its own alpha and depth: its files' headers'
-    modes: tuple[str, ...] = ()  # not PNG: each file's, as Pillow opens it (CMYK: as RGB)
+    modes: tuple[str, ...] = ()  # not PNG: each file's, as Pillow opens it (CMYK: as RGB;
+    # a TIFF's associated alpha: RGBa, La, made straight as read: pillow_frames.straight)
 
     def __post_init__(self) -> None:
         self._next = 0
