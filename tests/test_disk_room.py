@@ -157,3 +157,44 @@ def test_fx_weighs_the_depth_and_channels_it_writes(free, tmp_path, caplog):
         "use a video output, or free space"]
     written = read_png(tmp_path / "out" / "000.png")  # (what the figures are of)
     assert written.dtype == np.uint16 and written.shape == (32, 64, 4)
+
+
+def test_fx_resumed_into_a_sequence_checks_room_for_the_frames_left(free, tmp_path, capsys,
+                                                                    monkeypatch):
+    """A resumed fx run wrote the rest of a sequence with no look at the disk (a fresh run
+    is checked): now the frames still to write are, in the fresh run's line; the kept
+    frames stay where they are when it is refused, and room for the rest (not for all)
+    goes on."""
+    import imageio.v3 as iio
+    import numpy as np
+    from render_helpers import stop_at
+
+    from hfrender.io.footage import SequenceFootage
+
+    (tmp_path / "in").mkdir()
+    rng = np.random.default_rng(3)
+    for i in range(12):
+        iio.imwrite(tmp_path / "in" / f"{i:03d}.png", rng.integers(0, 256, (8, 16, 3), np.uint8))
+    out = tmp_path / "out" / "%03d.png"
+    args = ["fx", str(tmp_path / "in"), "-o", str(out), "--motion-blur", "2"]
+    real = SequenceFootage.read_into
+    stop_at(monkeypatch, SequenceFootage, "read_into", 8)  # a Ctrl-C at the 8th frame read
+    assert main(args) == 130
+    monkeypatch.setattr(SequenceFootage, "read_into", real)
+    kept = tmp_path / "out" / "###.png.partial"
+    names = sorted(p.name for p in kept.glob("*.png"))
+    left = 12 - len(names)
+    assert 0 < len(names) < 12
+    capsys.readouterr()
+    free(4096 * left - 1)  # a 4 KB block a frame at least: one short
+    assert main([*args, "--resume"]) == 2
+    free_said = f"{(4096 * left - 1) / 1000:.1f} KB"
+    assert capsys.readouterr().err == (
+        f"hfrender: error: -o {out}: {left} frames need at least {4096 * left / 1000:.1f} KB "
+        f"(4.1 KB each, the least a 16x8 PNG takes on this disk); {free_said} free in "
+        f"{tmp_path / 'out'}/: use a video output, or free space\n")
+    assert sorted(p.name for p in kept.glob("*.png")) == names  # kept, as they were
+    free(4096 * left + 100)  # room for the rest, not for all 12
+    assert main([*args, "--resume", "-q"]) == 0
+    assert sorted(p.name for p in (tmp_path / "out").glob("*.png")) == [
+        f"{i:03d}.png" for i in range(12)]

@@ -213,10 +213,11 @@ class FxOutput:
         if self.s.resume:
             self.start, _ = resume.resume_from(self.output, self.settings(), "run", first)
             self.stats.resumed_at = self.start
+        check_room(self.output, self.stats.total - self.start, self.footage.size,  # (was:
+                   *self._written_sample(), fewer=False)  # unsaid; a --resume's, unsaid too)
+        if self.s.resume:  # (its kept frames stay where they are where that refuses)
             resume.take_back(self.output)
         else:
-            check_room(self.output, self.stats.total, self.footage.size,  # (was: unsaid)
-                       *self._written_sample(), fewer=False)
             resume.begin_sequence(self.output, self.tmp,
                                   Manifest(self.settings(), self.stats.total, 1, 0))
         files = getattr(self.footage, "files", None)  # (was: an EXR's pixel aspect lost)
