@@ -3,6 +3,7 @@ the scene was, as a scene's error does: ``interrupted in loop.py:9, update(t=1.9
 (was: "interrupted before the first frame: nothing was written", the hang unplaced, a
 user's trial); not where hfrender's own code was running."""
 
+import contextlib
 import re
 import textwrap
 
@@ -147,23 +148,32 @@ def test_a_slow_check_is_said_by_still_and_batch_too(tmp_path, monkeypatch, caps
     assert said == ([] if quiet else [SLOW_LINE.format(t="1.967")])
 
 
+@contextlib.contextmanager
 def _ctrl_c_once(path):
     """A real Ctrl-C (SIGINT to this process, as a user's terminal sends it) once ``path``
-    exists: the scene is asleep in its update(t) by then. Returns the thread sending it."""
+    exists: the scene is asleep in its update(t) by then. None is sent where ``path`` never
+    comes (the command under test ended first: a SIGINT then would stop another test, or
+    the whole run); the sender has ended when the block does."""
     import os
     import signal
     import threading
-    import time
+
+    done = threading.Event()
 
     def send():
-        end = time.monotonic() + 30
-        while not path.exists() and time.monotonic() < end:
-            time.sleep(0.01)
-        os.kill(os.getpid(), signal.SIGINT)
+        while not done.wait(0.01):
+            if path.exists():
+                os.kill(os.getpid(), signal.SIGINT)
+                return
 
     thread = threading.Thread(target=send, daemon=True)
     thread.start()
-    return thread
+    try:
+        yield
+    finally:
+        done.set()
+        thread.join(5)
+        assert not thread.is_alive()
 
 
 ASLEEP = ("if t > 1.9:\n"
@@ -180,9 +190,8 @@ def test_a_batch_names_the_place_of_the_job_that_was_drawing(tmp_path, monkeypat
         '[[job]]\nname = "loop"\nscene = "loop.py"\noutput = "l.mp4"\nsize = "32x18"\n'
         'samples = 2\n\n[[job]]\nname = "after"\nscene = "loop.py"\noutput = "a.mp4"\n'
         'size = "32x18"\nsamples = 2\n')
-    sender = _ctrl_c_once(tmp_path / "asleep")
-    assert main(["batch", "jobs.toml", "--quiet"]) == 130
-    sender.join(5)
+    with _ctrl_c_once(tmp_path / "asleep"):
+        assert main(["batch", "jobs.toml", "--quiet"]) == 130
     last = capsys.readouterr().err.strip().splitlines()[-1]
     assert last == ("interrupted in job 'loop' at loop.py:13, update(t=1.967): 0 of 2 jobs "
                     "finished; run the same command again to go on (finished jobs are "
@@ -197,9 +206,8 @@ def test_render_on_ray_names_the_place_where_its_own_look_hung(tmp_path, monkeyp
     l.mp4 was finished; nothing is kept". Now where the scene was (no Ray is started)."""
     pytest.importorskip("ray")
     _scene(tmp_path, monkeypatch, ASLEEP)
-    sender = _ctrl_c_once(tmp_path / "asleep")
-    assert main(["render", "loop.py", *ARGS, "--ray", "local"]) == 130
-    sender.join(5)
+    with _ctrl_c_once(tmp_path / "asleep"):
+        assert main(["render", "loop.py", *ARGS, "--ray", "local"]) == 130
     last = capsys.readouterr().err.strip().splitlines()[-1]
     assert last == ("interrupted in loop.py:13, update(t=1.967): no segment of l.mp4 was "
                     "finished; nothing is kept"), last

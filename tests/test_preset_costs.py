@@ -3,7 +3,6 @@ pixels x frames, so the help says what each preset costs and where a draft is (a
 -ql took 35 s where the default took 39 s, --size 320x180 --samples 4 8.4 s)."""
 
 import re
-from fractions import Fraction
 
 import pytest
 
@@ -24,17 +23,6 @@ def test_each_preset_says_its_cost_against_the_default(capsys):
             "draft: --size 320x180 --samples 4 draws 1/8 of the default's)") in text
     assert "-qm 720p30: 1280x720 at 30 fps, 4x the default's pixels x frames" in text
     assert "-qh 1080p60: 1920x1080 at 60 fps, 18x the default's pixels x frames" in text
-
-
-def test_the_drafts_share_is_the_defaults_own(capsys):
-    """The draft's share was written out ("1/8") and would stay so whatever the defaults:
-    it is (320 x 180 x 4) / (W x H x samples) of RenderConfig's defaults, the frames alike."""
-    from hfrender.config import RenderConfig
-
-    base = RenderConfig()
-    (w, h), samples = base.size, base.samples  # today 640x360 and 8: 1/8
-    share = Fraction(320 * 180 * 4, w * h * samples)
-    assert f"draws {share.numerator}/{share.denominator} of the default's" in _help(capsys)
 
 
 @pytest.mark.parametrize("changes, share", [

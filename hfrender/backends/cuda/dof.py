@@ -26,7 +26,7 @@ import numpy as np
 from hfrender import dof_highlights as highlights
 from hfrender.backends.cuda import launches
 from hfrender.backends.cuda.dof_plans import frame_classes, plan_runs
-from hfrender.backends.cuda.dof_steps import _Ops
+from hfrender.backends.cuda.dof_steps import Ops
 from hfrender.backends.cuda.launches import BLOCK, I32, I64, Device, _grid, _host, _z_chunks
 from hfrender.dof_composite import disk_inside, seen_top
 from hfrender.dof_frame import defocus_layers
@@ -109,7 +109,7 @@ def defocus_frames(dev: Device, lin: Any, depth: Any, lenses: Sequence[Lens],
             out[z0:z1] = lin[z0:z1]
             continue
         frame_d2 = int(most[z0:z1].max())
-        ops = _Ops(dev, lin[z0:z1], frame_d2, blades)
+        ops = Ops(dev, lin[z0:z1], frame_d2, blades)
         ops.cuts = highlights.run_cuts(xp, cuts[z0:z1])
         ops.largest = tops[z0:z1, 1]
         out[z0:z1] = defocus_layers(ops, xp, r2[z0:z1], depth[z0:z1], 0.0, frame_d2, blades,

@@ -1,6 +1,6 @@
 """The CUDA fast depth of field's highlights with their own disks
 (:mod:`hfrender.dof_splats`), as the CPU's (``backends/cpu/dof_splat.py``): which sources
-go, and their disks added to a layer's scatter. A part of ``dof_steps._Ops``."""
+go, and their disks added to a layer's scatter. A part of ``dof_steps.Ops``."""
 
 from __future__ import annotations
 
@@ -19,7 +19,7 @@ def plane_tops(xp: Any, light: Any) -> Any:
 
 
 class SplatOps:
-    """The splats of ``dof_steps._Ops``: its ``lin`` (F, H, W, C), ``layer``, ``t``, ``largest``
+    """The splats of ``dof_steps.Ops``: its ``lin`` (F, H, W, C), ``layer``, ``t``, ``largest``
     (each frame's, host), ``max_d2`` and ``blades``; sets ``splats`` and ``field_layer``
     (the layers the fields take: the splats in none)."""
 

@@ -1,4 +1,4 @@
-"""The CUDA backend's fast depth of field, its per-pixel steps: :class:`_Ops`, what
+"""The CUDA backend's fast depth of field, its per-pixel steps: :class:`Ops`, what
 :func:`hfrender.dof_frame.defocus_layers` drives for a run of frames that share a plan
 (:func:`.dof.defocus_frames` makes them), on the device: the kernels of
 ``shaders/cuda/dof.cu`` (``hf_dof_start``, ``hf_dof_spans``, ``hf_dof_fields``,
@@ -31,9 +31,9 @@ from hfrender.dof_layers import (
 )
 
 
-class _Ops(SplatOps):
+class Ops(SplatOps):
     """The fast method's per-pixel steps for frames ``lin`` (F, H, W, C) that share one plan
-    (:func:`plan_runs`) on the device: each array has the frames first, the kernels take
+    (:func:`.dof_plans.plan_runs`) on the device: each array has the frames first, the kernels take
     the frame as their grid's z."""
 
     def __init__(self, dev: Device, lin: Any, max_d2: int, blades: int = 0) -> None:
