@@ -440,9 +440,10 @@ def test_preview_without_a_display_is_one_clear_line(tmp_path, monkeypatch, caps
      r"--granularity 12: a hyperframe holds 0 carried sub-frames plus whole output frames of "
      r"8; use 8 or 16"),
     (["--samples", "4096", "-qh"],
-     r"1920x1080 with 4096 sub-frames per output frame needs [\d.]+ GiB \([\d.]+ GiB for 2 "
-     r"hyperframe slots of 4096 sub-frames and 0.2 GiB to draw, fuse and encode each "
-     r"frame\), more than the [\d.]+ GiB this process may use: lower --samples \(at most "
+     # 2 x 4096 x 4 B x 2,073,600 px = 67,947,724,800 B, and 100 B a pixel 207,360,000 B
+     r"1920x1080 with 4096 sub-frames per output frame needs 68\.2 GB \(67\.9 GB for 2 "
+     r"hyperframe slots of 4096 sub-frames and 207 MB to draw, fuse and encode each "
+     r"frame\), more than the [\d.]+ [KMGT]?B this process may use: lower --samples \(at most "
      r"\d+ fit at 1920x1080\) or --size"),
 ])
 def test_settings_that_cannot_work_are_refused_before_writing(tmp_path, capsys, args, message):

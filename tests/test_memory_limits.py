@@ -57,7 +57,11 @@ def test_a_pool_larger_than_the_address_limit_is_one_line(tmp_path, flags, lower
     assert res.returncode == 2, res.stderr
     line = res.stderr.strip()
     assert len(line.splitlines()) == 1 and "Traceback" not in res.stderr
-    assert line.startswith("hfrender: error: ") and " GiB for 2 hyperframe slots of " in line
+    # 16384x16384 at 8 samples: 2 slots x 8 x 4 B x 2**28 px = 17,179,869,184 B, 17.2 GB
+    # (decimal units, one decimal under 100); 640x360 in 100000: 2 x 100000 x 921,600 B =
+    # 184,320,000,000 B, 184 GB (whole from 100 up)
+    pool = "17.2 GB" if "--size" in flags else "184 GB"
+    assert line.startswith("hfrender: error: ") and f"({pool} for 2 hyperframe slots of " in line
     assert "this process may use" in line and line.endswith(lower)
 
 
@@ -94,26 +98,32 @@ def test_a_frame_too_large_to_work_on_is_refused_though_its_pool_fits(monkeypatc
             continue
         with pytest.raises(ConfigError) as err:
             memory_fit.check_granularity(config, plan, 4 * pixels)
+        # 3 x 4 B x 2**28 px = 3,221,225,472 B (3.2 GB) and 100 B x 2**28 = 26,843,545,600
+        # (26.8 GB): 30,064,771,072 (30.1 GB); 80% of 24 x 2**30 = 20,615,843,020.8 (20.6 GB)
         assert str(err.value) == (
-            "16384x16384 with 1 sub-frame per output frame needs 28.0 GiB (3.0 GiB for 3 "
-            "hyperframe slots of 1 sub-frame and 25.0 GiB to draw, fuse and encode each "
-            "frame), more than the 19.2 GiB this process may use: lower --size")
+            "16384x16384 with 1 sub-frame per output frame needs 30.1 GB (3.2 GB for 3 "
+            "hyperframe slots of 1 sub-frame and 26.8 GB to draw, fuse and encode each "
+            "frame), more than the 20.6 GB this process may use: lower --size")
     # (was "the 24.0 GiB": 80% of it compared, the whole said, a trial; and "lower --samples
     # or --size" with one sample already, a trial)
     # a heavy fusion's windows (--dof depth, reconstruction) in each of two fusion workers:
     # 1080p at 8 samples took 3.2 GB in all where 0.9 GiB was said, then ran out (a trial)
     monkeypatch.setattr(builder, "free_memory_bytes", lambda: 2 << 30)
     hd, eight = RenderConfig(size=(1920, 1080), samples=8), SampleSchedule(samples=8).plan(1)
-    memory_fit.check_granularity(hd, eight, 16 * 1920 * 1080)  # plain: 1.0 of 1.6 GiB
+    memory_fit.check_granularity(hd, eight, 16 * 1920 * 1080)  # plain: 1.00 of 1.72 GB
     with pytest.raises(ConfigError) as err:
         memory_fit.check_granularity(hd, eight, 16 * 1920 * 1080, heavy=True, workers=2)
     assert str(err.value).endswith(
-        "GiB to draw, fuse and encode each frame), more than the 1.6 GiB this process may "
+        "1.8 GB to draw, fuse and encode each frame), more than the 1.7 GB this process may "
         "use: lower --samples (at most 5 fit at 1920x1080) or --size (or --reconstruct off, "
-        "or --dof lens)")  # (3 x 5 x 16 + 100 + 2 x 48 x 5) B a pixel: 1.58 of 1.6 GiB; 6: 1.86
-    assert "needs 2.4 GiB" in str(err.value)  # (3 x 8 x 16 + 100 + 2 x 48 x 8) B a pixel
-    with pytest.raises(ConfigError, match=r"^4096x4096 .* needs 0.2 GiB for 3 hyperframe "
-                       r"slots of 1 sub-frame, more than the 0.2 GiB of the GPU's memory"):
+        "or --dof lens)")  # (3 x 5 x 16 + 100 + 2 x 48 x 5) B a pixel: 1.70 of 1.72 GB; 6: 2.00
+    # (3 x 8 x 16 + 100 + 2 x 48 x 8) B x 2,073,600 px = 2,596,147,200 B, of it the pool's
+    # 796,262,400 B and the work's (100 + 2 x 48 x 8) B x 2,073,600 = 1,799,884,800 B; 80%
+    # of 2 GiB is 1,717,986,918 B
+    assert "needs 2.6 GB (796 MB for 3 hyperframe slots of 8 sub-frames and" in str(err.value)
+    # 3 x 4 B x 4096**2 px = 201,326,592 B (201 MB); 200 << 20 = 209,715,200 B (210 MB)
+    with pytest.raises(ConfigError, match=r"^4096x4096 .* needs 201 MB for 3 hyperframe "
+                       r"slots of 1 sub-frame, more than the 210 MB of the GPU's memory"):
         memory_fit.check_granularity(RenderConfig(size=(4096, 4096), samples=1), plan,
                                        4 * 4096 * 4096, free=200 << 20)
 
@@ -123,7 +133,8 @@ def test_a_still_sizes_the_pool_for_its_one_frame(tmp_path):
     render's 3, and refused a 1024-sample 1080p still a render's memory: a trial)."""
     res = run_limited(["still", BAR, "-o", str(tmp_path / "s.png"), "--size", "16384x16384"])
     assert res.returncode == 2, res.stderr
-    assert " GiB for 2 hyperframe slots of " in res.stderr, res.stderr
+    # 16384x16384 at 8 samples: 2 slots x 8 x 4 B x 2**28 px = 17,179,869,184 B
+    assert "(17.2 GB for 2 hyperframe slots of 8 sub-frames " in res.stderr, res.stderr
 
 
 def test_a_pool_of_three_slots_too_large_renders_with_two(tmp_path, monkeypatch, caplog):
@@ -153,8 +164,9 @@ def test_a_pool_of_three_slots_too_large_renders_with_two(tmp_path, monkeypatch,
         assert a.read_bytes() == (tmp_path / "b" / a.name).read_bytes()
     monkeypatch.setattr(builder, "free_memory_bytes",
                         lambda: int((2 * 8 * sub + work) / 0.8 * 0.9))
-    with pytest.raises(ConfigError, match=r"needs 0\.0 GiB \(0\.0 GiB for 2 hyperframe slots "
-                                          r"of 8 sub-frames and"):
+    # 2 x 8 x 9216 B = 147,456 B and 100 B x 2304 px = 230,400 B: 377,856 B
+    with pytest.raises(ConfigError, match=r"needs 378 KB \(147 KB for 2 hyperframe slots "
+                                          r"of 8 sub-frames and 230 KB to draw"):
         hf.render(scene, tmp_path / "c" / "%02d.png", **opts)
 
 
@@ -172,10 +184,12 @@ def test_a_size_past_memory_whatever_the_pool_is_refused_before_the_gl_context(
     monkeypatch.setattr(builder, "free_memory_bytes", lambda: 512 << 20)
     monkeypatch.setattr(render_prepare, "create_context", no_context)
     assert main(["still", str(BAR), "-o", str(tmp_path / "s.png"), "--size", "3840x2160"]) == 2
+    # 2 x 8 x 4 B x 8,294,400 px = 530,841,600 B, 100 B x 8,294,400 = 829,440,000 B: in
+    # all 1,360,281,600 B; 80% of 512 << 20 = 429,496,729.6 B
     assert capsys.readouterr().err == (
-        "hfrender: error: 3840x2160 with 8 sub-frames per output frame needs 1.3 GiB (0.5 GiB "
-        "for 2 hyperframe slots of 8 sub-frames and 0.8 GiB to draw, fuse and encode each "
-        "frame), more than the 0.4 GiB this process may use: lower --samples or --size\n")
+        "hfrender: error: 3840x2160 with 8 sub-frames per output frame needs 1.4 GB (531 MB "
+        "for 2 hyperframe slots of 8 sub-frames and 829 MB to draw, fuse and encode each "
+        "frame), more than the 429 MB this process may use: lower --samples or --size\n")
     assert list(tmp_path.iterdir()) == []
 
 
@@ -211,10 +225,13 @@ def test_a_shaders_buffers_float_textures_are_counted(tmp_path, monkeypatch, cap
     monkeypatch.setattr(render_prepare, "create_context", no_context)
     assert main(["still", str(tmp_path / "s.frag"), "-o", str(tmp_path / "s.png"),
                  "--size", "7680x4320", "--samples", "1"]) == 2
+    # 33,177,600 px: 2 x 4 B a pixel = 265,420,800 B; 4 x 16 B = 2,123,366,400 B of
+    # textures, with 100 B a pixel 5,441,126,400 B of work; in all 5,706,547,200 B; 80% of
+    # 6 << 30 = 5,153,960,755.2 B
     assert capsys.readouterr().err == (
-        "hfrender: error: 7680x4320 with 1 sub-frame per output frame needs 5.3 GiB (0.2 GiB "
-        "for 2 hyperframe slots of 1 sub-frame and 5.1 GiB to draw, fuse and encode each "
-        "frame, 2.0 GiB of it the float textures of 4 shader buffers), more than the 4.8 GiB "
+        "hfrender: error: 7680x4320 with 1 sub-frame per output frame needs 5.7 GB (265 MB "
+        "for 2 hyperframe slots of 1 sub-frame and 5.4 GB to draw, fuse and encode each "
+        "frame, 2.1 GB of it the float textures of 4 shader buffers), more than the 5.2 GB "
         "this process may use: lower --size\n")
     assert not (tmp_path / "s.png").exists()
     # and as the pool is sized (one buffer at 4K: 0.1 GiB more, past what fits)
@@ -225,9 +242,11 @@ def test_a_shaders_buffers_float_textures_are_counted(tmp_path, monkeypatch, cap
     monkeypatch.setattr(builder, "free_memory_bytes", lambda: int(1.1 * 2**30))
     config, plan = RenderConfig(size=(3840, 2160), samples=1), SampleSchedule(samples=1).plan(1)
     memory_fit.check_granularity(config, plan, 4 * 3840 * 2160)
-    with pytest.raises(ConfigError, match=r"needs 1\.0 GiB \(0\.1 GiB for 3 hyperframe slots of 1 "
-                       r"sub-frame and 0\.9 GiB to draw, fuse and encode each frame, 0\.1 GiB "
-                       r"of it the float textures of 1 shader buffer\), more than the 0\.9"):
+    # 8,294,400 px: 3 x 4 B = 99,532,800 B; 16 B = 132,710,400 B of textures, with 100 B
+    # 962,150,400 B of work; in all 1,061,683,200 B; 80% of int(1.1 x 2**30) = 944,892,804.8
+    with pytest.raises(ConfigError, match=r"needs 1\.1 GB \(99\.5 MB for 3 hyperframe slots of 1 "
+                       r"sub-frame and 962 MB to draw, fuse and encode each frame, 133 MB "
+                       r"of it the float textures of 1 shader buffer\), more than the 945 MB "):
         memory_fit.check_granularity(config, plan, 4 * 3840 * 2160, buffers=1)
 
 
@@ -235,7 +254,9 @@ def test_too_many_samples_are_refused_with_the_most_that_fit(tmp_path, monkeypat
     """The user's `still rings.frag --samples 4096 --size 1920x1080`: was refused with
     "lower --samples or --size" alone. A still's pool is 2 slots of `samples` sub-frames of
     4 bytes a pixel, its work 100 bytes a pixel: at 1920x1080 with 16 GiB usable, (16 GiB -
-    100 B x 2073600) / (2 x 4 B x 2073600) = 1023.1 sub-frames fit."""
+    100 B x 2073600) / (2 x 4 B x 2073600) = 1023.1 sub-frames fit. Said in decimal units:
+    the pool 2 x 4096 x 4 B x 2,073,600 = 67,947,724,800 B (67.9 GB), the work 207,360,000 B
+    (207 MB), in all 68,155,084,800 B (68.2 GB); 16 GiB = 17,179,869,184 B (17.2 GB)."""
     from hfrender.cli import main
     from hfrender.config import ConfigError, RenderConfig
     from hfrender.engine import memory_fit
@@ -247,9 +268,9 @@ def test_too_many_samples_are_refused_with_the_most_that_fit(tmp_path, monkeypat
     assert main(["still", str(tmp_path / "rings.frag"), "-o", str(tmp_path / "r.png"),
                  "--samples", "4096", "--size", "1920x1080"]) == 2
     assert capsys.readouterr().err == (
-        "hfrender: error: 1920x1080 with 4096 sub-frames per output frame needs 63.5 GiB "
-        "(63.3 GiB for 2 hyperframe slots of 4096 sub-frames and 0.2 GiB to draw, fuse and "
-        "encode each frame), more than the 16.0 GiB this process may use: lower --samples "
+        "hfrender: error: 1920x1080 with 4096 sub-frames per output frame needs 68.2 GB "
+        "(67.9 GB for 2 hyperframe slots of 4096 sub-frames and 207 MB to draw, fuse and "
+        "encode each frame), more than the 17.2 GB this process may use: lower --samples "
         "(at most 1023 fit at 1920x1080) or --size\n")
     pixels, one = 1920 * 1080, RenderConfig(size=(1920, 1080), samples=1, max_in_flight=1)
     for samples, fits in ((1023, True), (1024, False)):  # as said: 1023 the most

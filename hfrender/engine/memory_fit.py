@@ -14,6 +14,7 @@ from hfrender.errors import spelling
 from hfrender.frame_range import n_frames
 from hfrender.hyperframe.pool import slot_count
 from hfrender.sampler import Plan, SampleSchedule
+from hfrender.sizes import bytes_said
 
 log = logging.getLogger(__name__)
 
@@ -83,20 +84,20 @@ def _past_memory(config: RenderConfig, plan: Plan, frame_bytes: int, free: int |
     work = per * config.size[0] * config.size[1] + textures
     host = free_memory_bytes() * 0.8  # (was: compared with 80%, the whole said, a trial)
     sub = "sub-frame"  # (was: "slots of 1 sub-frames", "with 1 sub-frames per ...", a trial)
-    slotted = f"{pool / 2**30:.1f} GiB for {slots} hyperframe slots of {n_frames(frames, sub)}"
-    drawn = f"{work / 2**30:.1f} GiB to draw, fuse and encode each frame" + (
-        f", {textures / 2**30:.1f} GiB of it the float textures of {buffers} shader "
+    slotted = f"{bytes_said(pool)} for {slots} hyperframe slots of {n_frames(frames, sub)}"
+    drawn = f"{bytes_said(work)} to draw, fuse and encode each frame" + (
+        f", {bytes_said(textures)} of it the float textures of {buffers} shader "
         f"buffer{'s' * (buffers > 1)}" if buffers else "")
     w, h = config.size
     what = f"{w}x{h} with {n_frames(plan.per_output, sub)} per output frame"
     if free is not None and pool > 0.8 * free:  # the pool in the GPU's memory
-        return (f"{what} needs {slotted}, more than the {free / 2**30:.1f} GiB of the GPU's "
+        return (f"{what} needs {slotted}, more than the {bytes_said(free)} of the GPU's "
                 "memory it may take")
     need = pool + work if free is None else work
     if need > host:
         parts = f"{slotted} and {drawn}" if free is None else drawn
-        return (f"{what} needs {need / 2**30:.1f} GiB ({parts}), more than the "
-                f"{host / 2**30:.1f} GiB this process may use")
+        return (f"{what} needs {bytes_said(need)} ({parts}), more than the "
+                f"{bytes_said(host)} this process may use")
     return None
 
 
