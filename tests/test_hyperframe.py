@@ -308,8 +308,9 @@ def test_push_checks_shape_dtype_and_depth(rng):
 def test_a_pool_of_another_dtype_or_too_large_is_one_line():
     with pytest.raises(TypeError, match=r"dtype=float64 must be uint8, uint16 or float32"):
         hf.HyperFramePool((4, 4, 3), np.float64)
+    # 3 x 100000 x 4000 x 4000 x 4 B = 19,200,000,000,000 B: 19.2 TB (was "1.79e+04 GiB")
     with pytest.raises(ValueError, match=r"a pool of 3 slots x 100000 frames of 4000x4000x4 "
-                                         r"uint8 needs 1.79e\+04 GiB, more than can be "
+                                         r"uint8 needs 19\.2 TB, more than can be "
                                          r"allocated here: lower capacity"):
         hf.HyperFramePool((4000, 4000, 4), np.uint8, capacity=100000)
 

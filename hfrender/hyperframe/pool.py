@@ -24,6 +24,7 @@ import numpy as np
 
 from hfrender.errors import InputError
 from hfrender.hyperframe.frame import HyperFrame, Status  # noqa: F401 - their old home
+from hfrender.sizes import bytes_said
 from hfrender.validate import CHANNELS, integer, pixel_dtype
 
 FRAME_DTYPES = (np.dtype(np.uint8), np.dtype(np.uint16), np.dtype(np.float32))
@@ -263,7 +264,7 @@ class HyperFramePool:
             h, w, c = self.frame_shape
             raise InputError(
                 f"a pool of {n_slots} slots x {self.capacity} frames of {w}x{h}x{c} "
-                f"{self.dtype} needs {n_slots * self.slot_bytes / 2**30:.3g} GiB, more than "
+                f"{self.dtype} needs {bytes_said(n_slots * self.slot_bytes)}, more than "
                 "can be allocated here: lower capacity, slots (or max_in_flight) or the frame "
                 "size") from None
         self._free = list(reversed(self._slots))
