@@ -716,9 +716,11 @@ def test_hyperframe_size_follows_window_stride_and_memory(monkeypatch):
     # half the free memory for a pool of 2 slots of 40 frames: the 29-frame halo + 11 new
     monkeypatch.setattr("hfrender.hyperframe.builder.free_memory_bytes", lambda: 2 * 2 * 40 * mb)
     assert per(mb, fx.FxSettings(window=30, stride=1)) == 11
-    monkeypatch.setattr(fx, "free_memory_bytes", lambda: 70 * mb)  # 2 x 39 MiB do not fit
+    # 2 x 39 x 2**20 = 81,788,928 B (81.8 MB) do not fit 70 x 2**20 = 73,400,320 B (73.4 MB)
+    monkeypatch.setattr(fx, "free_memory_bytes", lambda: 70 * mb)
     with pytest.raises(FootageError, match=r"--motion-blur 30 --stride 10 holds 39 frames per "
-                                           r"hyperframe, 0.1 GiB in all; 0.1 GiB is free"):
+                                           r"hyperframe, 81\.8 MB in all; 73\.4 MB is free: "
+                                           r"use a shorter window or stride$"):
         per(mb, fx.FxSettings(window=30, stride=10))
 
 

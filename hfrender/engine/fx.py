@@ -64,6 +64,7 @@ from hfrender.io.sequence_files import sequence_files
 from hfrender.io.vector_pass import VectorPass
 from hfrender.io.work_names import check_work_names
 from hfrender.io.writers import check_output, ffmpeg_encoders, raw_frame_shape
+from hfrender.sizes import bytes_said
 
 __all__ = ["FxJob", "FxSettings", "FxStats", "run_fx"]
 
@@ -382,8 +383,8 @@ def outputs_per_hyperframe(frame_bytes: int, s: FxSettings) -> int:
     need, free = slots * g * frame_bytes, free_memory_bytes()
     if need > free:
         raise FootageError(f"--motion-blur {s.window} --stride {s.stride} holds {g} frames "
-                           f"per hyperframe, {need / 2**30:.1f} GiB in all; "
-                           f"{free / 2**30:.1f} GiB is free: use a shorter window or stride")
+                           f"per hyperframe, {bytes_said(need)} in all; "
+                           f"{bytes_said(free)} is free: use a shorter window or stride")
     return (g - halo) // s.stride
 
 
