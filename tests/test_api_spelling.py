@@ -115,7 +115,9 @@ def test_a_hyperframe_past_what_cuda_maps_names_the_callers_settings(
     monkeypatch.setattr(render_prepare, "gl_storage", lambda config, glctx, backend:
                         gl_slots.GLBufferStorage(glctx.ctx, gl_slots.HostMapper()))
     monkeypatch.chdir(tmp_path)
-    line = ("{}: a hyperframe of 2 sub-frames (0.00 GiB) is over the 2 GiB a GL buffer shared "
+    # 2 sub-frames of 16 x 8 x 4 B = 1024 B, over the 512 B left of the slot's room less its
+    # three planes' alignment pages (was "(0.00 GiB) is over the 2 GiB", whatever the room)
+    line = ("{}: a hyperframe of 2 sub-frames (1.0 KB) is over the 512 B a GL buffer shared "
             "with CUDA can be (CUDA maps no more of it): lower {}, {} or {}, or {}")
     said = line.format(f"interop={interop!r}", "samples", "size", "granularity", "interop='off'")
     flagged = line.format(f"--interop {interop}", "--samples", "--size", "--granularity",

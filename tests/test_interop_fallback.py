@@ -56,6 +56,38 @@ def test_no_cuda_python_falls_back_or_is_one_line(monkeypatch, caplog, interop):
     assert "sub-frames go through host memory" in caplog.text
 
 
+class NoMemoryContext:
+    """A GL context whose buffers fail as a driver short of memory reports it."""
+
+    error = "GL_OUT_OF_MEMORY"
+
+    def __init__(self):
+        self.reserved, self.released = [], 0
+
+    def buffer(self, reserve):
+        self.reserved.append(reserve)
+        context = self
+
+        class Buffer:
+            def release(self):
+                context.released += 1
+
+        return Buffer()
+
+
+def test_a_gl_buffer_the_driver_cannot_make_says_its_size():
+    from hfrender.hyperframe.pool import SlotLayout
+
+    ctx = NoMemoryContext()
+    storage = GLBufferStorage(ctx, FailingMapper(ok=3))
+    # 40 frames of 640 x 360 x 4 B = 36,864,000 B (9000 pages: no padding): 36.9 MB
+    # (was "35 MiB")
+    with pytest.raises(BackendUnavailable, match=r"^a GL buffer of 36\.9 MB for hyperframe "
+                                                 r"slot 0 failed: GL_OUT_OF_MEMORY$"):
+        storage.make_slots(SlotLayout(40, (360, 640, 4), np.dtype(np.uint8), False), 3)
+    assert ctx.reserved == [36_864_000] and ctx.released == 1 and storage.slots == []
+
+
 def test_a_failing_registration_releases_the_slots_made(gl_context):
     glctx = gl_context("egl", size=(16, 8))
     from hfrender.hyperframe.pool import SlotLayout
@@ -179,8 +211,9 @@ def test_a_buffer_cuda_does_not_map_in_full_is_refused_and_unregistered(mapped):
     # overflowed CuPy mid-render; now it is refused where --interop auto falls back
     rt = FakeRuntime(mapped)
     size = 2**31 + 8192
-    said = (rf"^CUDA maps {mapped} bytes of a GL buffer of {size} \(2\.00 GiB; it maps those "
-            r"under 2 GiB in full\)$")
+    # 2,147,491,840 B: 2.1 GB; the limit exact, 2**31 B (2.1 GB too)
+    said = (rf"^CUDA maps {mapped} bytes of a GL buffer of {size} \(2\.1 GB; it maps those "
+            r"under 2147483648 bytes in full\)$")
     with pytest.raises(BackendUnavailable, match=said):
         fake_mapper(rt).register(FakeBuffer(9, size))
     assert rt.registered == set() and rt.mapped == set()
@@ -239,7 +272,11 @@ def test_a_hyperframe_over_what_cuda_maps_goes_through_host_memory_or_is_refused
     monkeypatch.setattr(render_prepare, "gl_storage",
                         lambda config, glctx, backend: GLBufferStorage(glctx.ctx, HostMapper()))
     least = 2 if granularity == "auto" else 8
-    said = (rf"a hyperframe of {least} sub-frames \(0\.00 GiB\) is over the 2 GiB a GL buffer "
+    # sub-frames of 32 x 8 x 4 B = 1024 B: 2 are 2048 B (2.0 KB) over the room of 1 (1.0
+    # KB), 8 are 8192 B (8.2 KB) over that of 6 (6144 B, 6.1 KB); was "(0.00 GiB) ... 2 GiB"
+    over = r"2\.0 KB\) is over the 1\.0 KB" if granularity == "auto" else \
+        r"8\.2 KB\) is over the 6\.1 KB"
+    said = (rf"a hyperframe of {least} sub-frames \({over} a GL buffer "
             r"shared with CUDA can be \(CUDA maps no more of it\): lower --samples, --size or "
             r"--granularity, or --interop off")
     if interop == "on":

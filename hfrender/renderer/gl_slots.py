@@ -19,6 +19,7 @@ import numpy as np
 
 from hfrender.errors import BackendUnavailable, spelling
 from hfrender.hyperframe.pool import ALIGN, FrameTarget, Slot, SlotLayout
+from hfrender.sizes import bytes_said
 
 log = logging.getLogger(__name__)
 
@@ -87,8 +88,10 @@ class GLSlot(Slot):
 
 
 # CUDA gives the mapped size of a GL buffer as a 32-bit int (the H200's driver 580, 2026-12-04:
-# 2 GiB + 1 MiB came back as 2**64 - 2**31 + 1 MiB, 4 GiB + 1 MiB as 1 MiB): slots stay under
-MAX_SLOT_BYTES = 2**31 - 2**20
+# 2 GiB + 1 MiB came back as 2**64 - 2**31 + 1 MiB, 4 GiB + 1 MiB as 1 MiB): the sizes it
+# gives back in full are under CUDA_MAPS, and slots stay under MAX_SLOT_BYTES
+CUDA_MAPS = 2**31
+MAX_SLOT_BYTES = CUDA_MAPS - 2**20
 
 
 class GLBufferStorage:
@@ -102,13 +105,14 @@ class GLBufferStorage:
         :data:`MAX_SLOT_BYTES` (each of its three planes aligned: at most three pages
         more); :class:`BackendUnavailable` where that is fewer than ``least`` (a hyperframe's
         carried sub-frames and one output frame's, or the --granularity given)."""
-        most = (MAX_SLOT_BYTES - 3 * ALIGN) // sub_frame_bytes
+        room = MAX_SLOT_BYTES - 3 * ALIGN
+        most = room // sub_frame_bytes
         if most < least:
             said = spelling()
             raise BackendUnavailable(
-                f"a hyperframe of {least} sub-frames ({least * sub_frame_bytes / 2**30:.2f} GiB) "
-                "is over the 2 GiB a GL buffer shared with CUDA can be (CUDA maps no more of "
-                f"it): lower {said.name('samples')}, {said.name('size')} or "
+                f"a hyperframe of {least} sub-frames ({bytes_said(least * sub_frame_bytes)}) "
+                f"is over the {bytes_said(room)} a GL buffer shared with CUDA can be (CUDA "
+                f"maps no more of it): lower {said.name('samples')}, {said.name('size')} or "
                 f"{said.name('granularity')}, or {said.said('interop', 'off')}")
         return most
 
@@ -126,8 +130,8 @@ class GLBufferStorage:
                 error = self.ctx.error
                 if error != "GL_NO_ERROR":
                     buffer.release()
-                    raise BackendUnavailable(f"a GL buffer of {layout.slot_bytes / 2**20:.0f} "
-                                             f"MiB for hyperframe slot {i} failed: {error}")
+                    raise BackendUnavailable(f"a GL buffer of {bytes_said(layout.slot_bytes)} "
+                                             f"for hyperframe slot {i} failed: {error}")
                 try:
                     self.slots.append(GLSlot(i, layout, buffer, self.ctx, self.mapper))
                 except BaseException:
@@ -201,8 +205,8 @@ class CudaMapper:
             self._unmap(resource)
             if size != buffer.size:
                 raise BackendUnavailable(f"CUDA maps {size} bytes of a GL buffer of "
-                                         f"{buffer.size} ({buffer.size / 2**30:.2f} GiB; it "
-                                         "maps those under 2 GiB in full)")
+                                         f"{buffer.size} ({bytes_said(buffer.size)}; it maps "
+                                         f"those under {CUDA_MAPS} bytes in full)")
         except BaseException:
             self.rt.cudaGraphicsUnregisterResource(resource)
             raise
