@@ -779,3 +779,36 @@ def test_an_empty_ray_address_is_refused_not_run_here(tmp_path, capsys, monkeypa
     assert main([*argv, "--ray", ""]) == 2
     assert capsys.readouterr().err == f"hfrender: error: {RAY_EMPTY}\n"
     assert sorted(p.name for p in tmp_path.iterdir()) == ["in.mp4", "jobs.toml"]
+
+
+def test_what_ray_sends_at_most_is_said_in_decimal_units(tmp_path, monkeypatch):
+    """The fixed limits of what goes to the workers were said as '100 MiB' and '2 GiB'
+    (``>> 20``, ``>> 30``) where every other size line says decimal units: now in those,
+    the same bytes (100 MiB: 104,857,600 B, 105 MB; 2 GiB: 2,147,483,648 B, 2.1 GB)."""
+    import subprocess
+
+    import imageio_ffmpeg
+
+    from hfrender.config import ConfigError
+    from hfrender.engine import cluster, cluster_fx
+    from hfrender.engine.fx_settings import FxSettings
+    from hfrender.errors import InputError
+
+    rng = np.random.default_rng(7)
+    (tmp_path / "scene").mkdir()
+    (tmp_path / "scene" / "a.bin").write_bytes(rng.bytes(1500))
+    monkeypatch.setattr(cluster, "WORKING_DIR_LIMIT", 1200)  # 1,500 B past 1,200 B: 1.2 KB
+    with pytest.raises(ConfigError, match=r"^--ray: .*scene \(the scene's folder, sent to "
+                                          r"every worker\) holds more than 1\.2 KB; move "):
+        cluster.scene_files(tmp_path / "scene")
+    clip = tmp_path / "in.mp4"
+    subprocess.run([imageio_ffmpeg.get_ffmpeg_exe(), "-hide_banner", "-loglevel", "error",
+                    "-f", "lavfi", "-i", "testsrc=size=64x36:rate=30", "-frames:v", "30",
+                    "-pix_fmt", "yuv420p", str(clip)], check=True)
+    assert clip.stat().st_size > 999
+    monkeypatch.setattr(cluster_fx, "INPUT_LIMIT", 999)  # 999 B: whole, under 1 KB
+    with pytest.raises(InputError, match=rf"^--ray: {clip} is larger than 999 B, more than "
+                                         r"hfrender sends to the workers; run it without "
+                                         r"--ray$"):
+        cluster_fx.ClusterFx(str(clip), str(tmp_path / "o.mp4"), FxSettings()).prepare()
+    assert not (tmp_path / "o.mp4").exists()

@@ -656,7 +656,7 @@ def test_a_batch_job_whose_folder_is_too_large_for_ray_runs_here_said(local_ray,
         assert main(["batch", str(tmp_path / "jobs.toml"), "--ray", "--quiet"]) == 0
     assert [r.getMessage() for r in caplog.records] == [
         f"job 'big' runs here, not on Ray: {tmp_path} (the scene's folder, sent to every "
-        "worker) holds more than 0 MiB; move the scene into a folder of its own with only "
+        "worker) holds more than 100 B; move the scene into a folder of its own with only "
         "the files it needs"]
     assert len(decoded(tmp_path / "o.mp4")) == 6
 

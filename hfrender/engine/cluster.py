@@ -57,6 +57,7 @@ from hfrender.io.sequence_commit import check_frames_there
 from hfrender.io.sequence_names import is_sequence
 from hfrender.io.writers import check_output
 from hfrender.plan_stream import PlanStream
+from hfrender.sizes import bytes_said
 
 log = logging.getLogger(__name__)
 
@@ -105,7 +106,7 @@ def scene_files(folder: Path) -> dict[str, bytes]:
         size += f.stat().st_size
         if size > WORKING_DIR_LIMIT:  # (a ConfigError: a batch --ray's job runs here)
             raise ConfigError(f"--ray: {folder} (the scene's folder, sent to every worker) "
-                             f"holds more than {WORKING_DIR_LIMIT >> 20} MiB; move the scene "
+                             f"holds more than {bytes_said(WORKING_DIR_LIMIT)}; move the scene "
                              "into a folder of its own with only the files it needs")
         files[str(rel)] = f.read_bytes()
     return files

@@ -50,6 +50,7 @@ from hfrender.io.segments import remove_work_dir, resumable, work_dir
 from hfrender.io.vector_pass import VectorPass
 from hfrender.io.work_names import check_work_names
 from hfrender.io.writers import check_output, raw_frame_shape
+from hfrender.sizes import bytes_said
 
 INPUT_LIMIT = 2 * 2**30  # footage sent to the workers through the object store, at most
 VECTORS = "vectors/%06d.exr"  # --vectors' frames on a worker, in their order from 0
@@ -131,7 +132,7 @@ class ClusterFx:
         self.segment_frames = fx_output.segment_frames(self.fps)  # as a local fx cuts them
         files = [self.source] + ([Path(s.depth)] if s.depth else [])
         if sum(f.stat().st_size for f in files + vectors) > INPUT_LIMIT:
-            raise InputError(f"--ray: {self.source} is larger than {INPUT_LIMIT >> 30} GiB, "
+            raise InputError(f"--ray: {self.source} is larger than {bytes_said(INPUT_LIMIT)}, "
                              "more than hfrender sends to the workers; run it without --ray")
         self.files = {f"in{i}{f.suffix}": f.read_bytes() for i, f in enumerate(files)}
         self.vectors = {VECTORS % i: f.read_bytes() for i, f in enumerate(vectors)}
