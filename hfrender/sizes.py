@@ -1,13 +1,16 @@
-"""How hfrender's lines say a file's, a disk's or a store's size, and ``--stats``' and
-``hfrender info``'s bytes: one rule for all (was: four ways, ``0.3 MB`` and ``307.2 KB``
-for the same 300 KiB, ``100.0 MB``, MiB said as MB). The memory refusals
-(engine/memory_fit.py, the pool's, the GL buffers') still say GiB.
+"""How every line hfrender prints says a size in bytes: a file's, a disk's, a store's, and
+memory's (``--stats``, ``hfrender info``, the memory refusals of engine/memory_fit.py, fx,
+the pool and the GL buffers, what ``--ray`` sends at most); one rule for all (was: four
+ways, ``0.3 MB`` and ``307.2 KB`` for the same 300 KiB, ``100.0 MB``, MiB said as MB; and
+the memory lines' own GiB, ``1.79e+04 GiB``, ``0 MiB``). Not in this rule: ``hfrender
+bench``'s table, whose column of numbers is headed ``pool MiB``.
 
 The rule: decimal units (1 KB = 1000 bytes, as disks and ``df -H`` count), the largest of
 B, KB, MB, GB, TB in which the size is 1 or more; one decimal under 100 of it, whole from
 100 up (three figures at most): ``512 B``, ``8.2 KB``, ``307 KB``, ``1.2 MB``, ``18.9 GB``.
 A figure that rounds to 1000 is said in the next unit (999.6 KB: ``1.0 MB``). Bytes are
-whole. Used by every layer (io, engine, cli), so it imports nothing of hfrender."""
+whole. Used by every layer (renderer, hyperframe, io, engine, cli), so it imports nothing
+of hfrender."""
 
 from __future__ import annotations
 
