@@ -282,7 +282,7 @@ def _into(out: Any, res: Any) -> Any:
 def _motion_planes(hyperframe: HyperFrame, weights: WindowWeights,
                    shutter: Any) -> tuple[np.ndarray, Any]:
     """The checked shutter spans and velocity plane of a reconstructing :func:`fuse`."""
-    spans = validate.real_array(shutter)
+    spans = validate.real_array(shutter, "shutter")
     if spans is None:  # (was NumPy's "could not convert string to float: 'abc'")
         raise InputTypeError(f"shutter={shutter!r} is no (open, close) times; expected "
                              f"({weights.count}, 2) seconds with close >= open")
@@ -306,7 +306,7 @@ def _shifts(hyperframe: HyperFrame) -> np.ndarray | None:
     if hyperframe.shifts is None:
         return None
     want = (hyperframe.frames.shape[0], 2)
-    arr = validate.real_array(hyperframe.shifts)
+    arr = validate.real_array(hyperframe.shifts, "hyperframe.shifts")
     if arr is None or arr.shape != want or not np.isfinite(arr).all():
         got = validate.not_real(hyperframe.shifts) if arr is None else f"shape {arr.shape}" \
             if arr.shape != want else "a NaN or inf"

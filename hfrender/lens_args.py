@@ -102,6 +102,7 @@ def lenses_of(focus_distance: Any, depth: Any, *lens: Any, level: int = 3
     (:func:`hfrender.validate.focus_note`, each frame's own depth) said in a warning."""
     n = depth.shape[0]
     lens = tuple(validate.scalar(v) for v in lens)  # a 0-d array or tensor is its number
+    validate.grad_free(focus_distance, "focus_distance")
     if np.ndim(focus_distance) == 0:
         lenses = [Lens(validate.scalar(focus_distance), *lens)] * n
     else:  # a list's items as they are (all of them as an array: "2.0" for a "3" beside it)

@@ -112,7 +112,7 @@ def _velocity(velocity: Any, size: tuple[int, int, int], most: float | None = No
     """``velocity`` as (N, H, W, 2) finite float32 pixels a frame (one (H, W, 2) for one
     frame: ``single``, its pixels named without a frame), each vector longer than ``most``
     clamped to it, else one line naming it; none longer than :data:`ABSURD` diagonals."""
-    arr = validate.real_array(velocity)
+    arr = validate.real_array(velocity, "velocity")
     n, h, w = size
     want = (n, h, w, 2)
     if arr is not None and arr.shape == want[1:] and n == 1:

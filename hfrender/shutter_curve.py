@@ -25,7 +25,7 @@ def vector_shutter(value: object, spell: Spelling = KEYWORD) -> float:
     frame; else the one line every caller says (``spell``: the value named as a keyword,
     ``shutter=800``, or a flag, ``--shutter 800``; a command or a jobs file names it as
     typed: :func:`hfrender.errors.as_given`)."""
-    deg = validate.real_array(validate.scalar(value))
+    deg = validate.real_array(validate.scalar(value), "shutter")
     if deg is None or deg.ndim or not 0 < float(deg) <= MAX_SHUTTER:
         raise about(InputError, "shutter", value, f" must be degrees in (0, {MAX_SHUTTER:g}] "
                     f"(180: half a frame's motion, 360: all of it)",
@@ -40,7 +40,8 @@ def vector_max_length(value: object, spell: Spelling = KEYWORD) -> float | None:
     ``max_length=0``, ``--max-length 0``, a jobs file's ``max-length = 0``)."""
     if value is None:
         return None
-    px = None if isinstance(value, bool) else validate.real_array(validate.scalar(value))
+    px = None if isinstance(value, bool) else validate.real_array(validate.scalar(value),
+                                                                  "max_length")
     if px is None or px.ndim or not np.isfinite(px) or not float(px) > 0:
         raise about(InputError, "max_length", value, " must be pixels a frame, a number > 0 "
                     "(each longer vector clamped to it); no clamp: leave it out",
@@ -82,7 +83,7 @@ def weights_of(curve: object, n: object, names: tuple[str, str] = ("weights", "w
                              f"{', '.join(CURVES)} or an array of {n} weights")
         w = curve_values(curve, (np.arange(n) + 0.5) / n)  # stratum centres in (0, 1)
     else:
-        w = validate.real_array(curve)  # (Fractions, Decimals)
+        w = validate.real_array(curve, c)  # (Fractions, Decimals)
         if w is None or w.ndim == 0:  # (None, 5, ["1", "1"], [None, 1], complex: not an
             raise InputTypeError(f"{c}={curve!r} must be one of {', '.join(CURVES)} or "
                                  f"an array of {n} real numbers")  # array, said as given)

@@ -148,10 +148,12 @@ def not_real(value: object) -> str:
         return "no array's shape (a ragged list)"
 
 
-def real_array(value: object) -> np.ndarray | None:
+def real_array(value: object, name: str = "value") -> np.ndarray | None:
     """``value`` as a float64 array of real numbers (Fractions and Decimals taken), or
     None where it holds anything else (strings, None, bools' object arrays, complex):
-    the caller says what it wanted."""
+    the caller says what it wanted. A tensor that requires grad is one line naming it
+    as ``name`` (:func:`grad_free`)."""
+    grad_free(value, name)
     try:
         arr = np.asarray(value)
         if arr.dtype.kind == "O" and all(isinstance(x, (numbers.Real, Decimal))
@@ -160,6 +162,16 @@ def real_array(value: object) -> np.ndarray | None:
     except (TypeError, ValueError):
         return None
     return arr.astype(np.float64, copy=False) if arr.dtype.kind in "iuf" else None
+
+
+def grad_free(value: object, name: str) -> None:
+    """A torch tensor that requires grad, given for numbers that are only read (velocity,
+    weights, a shutter, a focus pull), is one line naming it (was: torch's RuntimeError
+    from inside ``np.asarray``, a traceback)."""
+    if getattr(value, "requires_grad", False) is True:
+        kind = f"{type(value).__module__.split('.')[0]}.{type(value).__name__}"
+        raise InputTypeError(f"{name} ({kind}) requires grad: pass {name}.detach() (its "
+                             "values are read; no gradient flows back)")
 
 
 def flag(value: object, name: str, default_none: bool = False) -> bool:

@@ -294,3 +294,30 @@ def test_a_missing_names_error_pickles_as_the_attribute_error_it_shows_as():
     back = pickle.loads(pickle.dumps(info.value))
     assert type(back) is AttributeError and back.name == "Box"
     assert str(back) == "module 'hfrender' has no attribute 'Box'; did you mean hf.Cube?"
+
+
+@pytest.mark.parametrize("call, name", [
+    (lambda g: hf.vector_blur(np.zeros((4, 5, 3), np.uint8), g(np.ones((4, 5, 2)))), "velocity"),
+    (lambda g: hf.motion_blur(np.zeros((2, 4, 5, 3), np.uint8), 2, weights=g([1.0, 3.0])),
+     "weights"),
+    (lambda g: hf.curve_weights(g([1.0, 2.0, 1.0]), 3), "curve"),
+    (lambda g: hf.vector_blur(np.zeros((4, 5, 3), np.uint8), np.ones((4, 5, 2)),
+                              shutter=g([90.0])), "shutter"),
+    (lambda g: hf.vector_blur(np.zeros((4, 5, 3), np.uint8), np.ones((4, 5, 2)),
+                              max_length=g([3.0])), "max_length"),
+    (lambda g: hf.depth_of_field(np.zeros((2, 4, 5, 3), np.uint8), np.ones((2, 4, 5)),
+                                 focus_distance=g([2.0, 3.0]), f_stop=2.8), "focus_distance"),
+])
+def test_a_parameter_tensor_that_requires_grad_is_one_line_naming_it(call, name):
+    """A flow network's velocity, or weights, a shutter, a focus pull made by torch with
+    grad on: was torch's RuntimeError "Can't call numpy() on Tensor that requires grad"
+    from deep in np.asarray, a traceback (an array-user's sweep)."""
+    torch = pytest.importorskip("torch", reason="torch is installed by the test command")
+
+    def grad(values):
+        return torch.tensor(np.asarray(values, np.float32), requires_grad=True)
+
+    with pytest.raises(hf.InputTypeError) as info:
+        call(grad)
+    assert str(info.value) == (f"{name} (torch.Tensor) requires grad: pass {name}.detach() "
+                               "(its values are read; no gradient flows back)")

@@ -164,7 +164,7 @@ def window_row(weights: object) -> np.ndarray:
     if isinstance(weights, (str, bytes)):
         raise InputTypeError(f"weights={weights!r} must be an array of one weight per frame "
                              f"of the window: a curve's are hf.curve_weights({weights!r}, window)")
-    row = validate.real_array(weights)  # (Fractions)
+    row = validate.real_array(weights, "weights")  # (Fractions)
     if row is None:  # (["1", "2"], [None, 1], True: no weights, said as given)
         raise InputTypeError(f"weights={weights!r} must be an array of numbers, one weight "
                              "per frame of the window (hf.curve_weights(curve, window))")
