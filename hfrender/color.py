@@ -15,6 +15,7 @@ from numbers import Real
 import numpy as np
 
 from hfrender.errors import InputError, InputTypeError
+from hfrender.errors import shown as one_line
 
 ENCODE_INDEX_MAX = 65535  # linear light is quantised to 1/65535 before the 8-bit encode table
 INV_GAMMA = 1 / 2.4  # the encoding curve's exponent (float32 in the kernels, as np.float32)
@@ -133,8 +134,7 @@ def shown(value: object) -> str:
     """``repr`` on one line (an array as a list), cut short: for error messages."""
     if isinstance(value, np.ndarray) and value.size <= 8:
         value = value.tolist()
-    text = " ".join(repr(value).split())
-    return text if len(text) <= 80 else text[:77] + "..."
+    return one_line(value)
 
 
 # manim's palette, as manim names it (ManimCommunity/manim manim/utils/color/manim_colors.py

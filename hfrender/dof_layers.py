@@ -47,7 +47,7 @@ import numpy as np
 
 from hfrender.dof_boxes import to_host
 from hfrender.dof_cells import PEAK_WINDOW, groups, split
-from hfrender.errors import InputError, InputTypeError
+from hfrender.errors import InputError, InputTypeError, shown
 from hfrender.optics import disk_offsets
 
 DOF_METHODS = ("fast", "exact")
@@ -68,7 +68,7 @@ def check_method(method: object, name: str = "dof_method") -> str:
     if not isinstance(method, str) or method not in DOF_METHODS:
         allowed = ", ".join(repr(m) for m in DOF_METHODS)
         kind = InputError if isinstance(method, str) else InputTypeError
-        raise kind(f"{name}={method!r} is not one of {allowed}")
+        raise kind(f"{name}={shown(method)} is not one of {allowed}")
     return method
 
 

@@ -174,7 +174,7 @@ class Spelling:
         if not self.flags:  # a NumPy number as the number (was: shutter=np.float64(720.0))
             number = isinstance(value, numbers.Real) and not isinstance(value, bool)
             return f"{key}={_number_said(float(value))}" if number and not isinstance(
-                value, numbers.Integral) else f"{key}={int(value) if number else value!r}"
+                value, numbers.Integral) else f"{key}={int(value) if number else shown(value)}"
         return f"{self.name(key)} {value:g}" if isinstance(value, float) else \
             f"{self.name(key)} {value}"
 
@@ -193,12 +193,19 @@ class Spelling:
 FLAG, KEYWORD, TOML = Spelling(True), Spelling(False), Spelling(False, toml=True)
 
 
+def shown(value: object) -> str:
+    """``repr`` on one line, cut short: for error messages (NumPy's repr of an array is
+    several lines: a ``window=`` given ``np.argwhere(...)`` was said over 9)."""
+    text = " ".join(repr(value).split())
+    return text if len(text) <= 80 else text[:77] + "..."
+
+
 def about(kind: type[InputError], key: str, value: object, rest: str,
           head: str | None = None) -> InputError:
     """An error of ``kind`` about the setting ``key``: ``head`` (default ``key=value``, as
     the Python API spells it) then ``rest`` (`` must be ...``); a command or a file names it
     as its user gave it instead (:func:`as_given`)."""
-    return saying(kind, partial(_headed, key, rest, head or f"{key}={value!r}"))
+    return saying(kind, partial(_headed, key, rest, head or f"{key}={shown(value)}"))
 
 
 def _headed(key: str, rest: str, head: str, spell: Spelling) -> str:

@@ -22,7 +22,7 @@ from hfrender.disparity import (
     check_options,
     stand_in,
 )
-from hfrender.errors import KEYWORD, InputError, InputTypeError, Spelling, about
+from hfrender.errors import KEYWORD, InputError, InputTypeError, Spelling, about, shown
 from hfrender.optics import Lens, check_blades, check_focal_length
 
 
@@ -160,12 +160,12 @@ def frame_lenses(lens: Any, count: int) -> Lens | list[Lens]:
         return lens
     if isinstance(lens, (str, bytes)) or not isinstance(lens, (Sequence, np.ndarray)) or \
             np.ndim(lens) == 0:  # (a 0-d array: was "iteration over a 0-d array")
-        raise InputTypeError(f"lens={lens!r} must be a hf.Lens, a sequence of one per frame, "
+        raise InputTypeError(f"lens={shown(lens)} must be a hf.Lens, a sequence of one per frame, "
                              "or None")
     lens = list(lens)
     bad = next((k for k, x in enumerate(lens) if not isinstance(x, Lens)), None)
     if bad is not None:
-        raise InputTypeError(f"lens[{bad}]={lens[bad]!r} must be a hf.Lens (one per frame)")
+        raise InputTypeError(f"lens[{bad}]={shown(lens[bad])} must be a hf.Lens (one per frame)")
     if len(lens) != count:
         raise InputError(f"lens: a sequence needs one Lens per frame ({count}); got "
                          f"{len(lens)}")

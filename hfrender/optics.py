@@ -13,7 +13,7 @@ from functools import lru_cache
 
 import numpy as np
 
-from hfrender.errors import InputError, InputTypeError, about
+from hfrender.errors import InputError, InputTypeError, about, shown
 
 FRONT_TOLERANCE = 0.01  # relative depth difference that separates two surfaces (depth DoF)
 # the smallest circle of confusion (diameter, pixels) that blurs anything in depth mode: a
@@ -96,7 +96,7 @@ class Lens:
         """
         s2 = np.asarray(distance)  # taken as float64 by each operation
         if s2.dtype.kind not in "fiu":
-            raise InputTypeError(f"distance {distance!r} is not a number or an array of "
+            raise InputTypeError(f"distance {shown(distance)} is not a number or an array of "
                                  "numbers (metres from the camera)")
         if s2.size and not s2.min() > 0:  # NaN too (~0.4 ms a 1080p frame)
             where = np.flatnonzero(~(s2.reshape(-1) > 0))[0]
@@ -268,10 +268,11 @@ def _number(value: object) -> str:
 
 
 def _said(value: object) -> str:
-    """``value``'s repr; an integer past float's range by its first digits and length."""
+    """``value``'s repr on one line (:func:`hfrender.errors.shown`); an integer past float's
+    range by its first digits and length."""
     if isinstance(value, numbers.Integral) and not _real(value) and not isinstance(value, bool):
         return f"{str(value)[:6]}... ({len(str(abs(value)))} digits)"
-    return repr(value)
+    return shown(value)
 
 
 def check_focal_length(value: object) -> None:

@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 
 from hfrender import validate
-from hfrender.errors import KEYWORD, InputError, InputTypeError, Spelling, about
+from hfrender.errors import KEYWORD, InputError, InputTypeError, Spelling, about, shown
 
 CURVES = ("box", "triangle", "gaussian")
 # a motion-vector blur's shutter (hf.vector_blur, fx --vectors, a jobs file's vectors job):
@@ -58,7 +58,8 @@ def curve_values(curve: str, u: np.ndarray) -> np.ndarray:
         return 1.0 - np.abs(2.0 * u - 1.0)
     if curve == "gaussian":
         return np.exp(-0.5 * ((u - 0.5) / (1.0 / 6.0)) ** 2)
-    raise InputError(f"weights={curve!r} is not a shutter curve; use one of {', '.join(CURVES)}")
+    raise InputError(f"weights={shown(curve)} is not a shutter curve; use one of "
+                     f"{', '.join(CURVES)}")
 
 
 def curve_weights(curve: str | np.ndarray | list | tuple, n: int) -> np.ndarray:
@@ -79,20 +80,20 @@ def weights_of(curve: object, n: object, names: tuple[str, str] = ("weights", "w
     c, n = names[0], validate.integer(n, names[1], 1, MAX_WEIGHTS)  # (was: 2.5 gave 3
     if isinstance(curve, str):  # weights, one zero; 10**30, NumPy's "Maximum allowed size")
         if curve not in CURVES:
-            raise InputError(f"{c}={curve!r} is not a shutter curve; use one of "
+            raise InputError(f"{c}={shown(curve)} is not a shutter curve; use one of "
                              f"{', '.join(CURVES)} or an array of {n} weights")
         w = curve_values(curve, (np.arange(n) + 0.5) / n)  # stratum centres in (0, 1)
     else:
         w = validate.real_array(curve, c)  # (Fractions, Decimals)
         if w is None or w.ndim == 0:  # (None, 5, ["1", "1"], [None, 1], complex: not an
-            raise InputTypeError(f"{c}={curve!r} must be one of {', '.join(CURVES)} or "
+            raise InputTypeError(f"{c}={shown(curve)} must be one of {', '.join(CURVES)} or "
                                  f"an array of {n} real numbers")  # array, said as given)
         if w.shape != (n,):
             raise InputError(f"{c} has shape {w.shape}; an array of weights must have shape "
                              f"({n},), one per frame of the window")
         if not np.all(np.isfinite(w)) or np.any(w < 0) or w.max() <= 0:
-            shown = np.array2string(w, precision=4, threshold=8)
-            raise InputError(f"{c}={shown} must be finite, >= 0, and not all zero")
+            said = np.array2string(w, precision=4, threshold=8)
+            raise InputError(f"{c}={said} must be finite, >= 0, and not all zero")
         with np.errstate(over="ignore"):
             if not np.isfinite(w.sum()):  # [1e308, 1e308] sums past the largest float
                 w = w / w.max()

@@ -12,7 +12,7 @@ from typing import Any
 
 import numpy as np
 
-from hfrender.errors import InputError, InputTypeError
+from hfrender.errors import InputError, InputTypeError, shown
 from hfrender.optics import MIN_BLUR_PX, Lens
 
 UNLIKELY_METRES = 1000.0  # integer depth read as metres this far away: millimetres, likely
@@ -61,7 +61,7 @@ def pixel_dtype(value: object, allowed: tuple[np.dtype, ...], name: str = "dtype
     except (TypeError, ValueError):
         dt = None
     if dt is None or dt not in allowed:
-        said = repr(value) if dt is None else str(dt)
+        said = shown(value) if dt is None else str(dt)
         names = [str(d) for d in allowed]
         listed = ", ".join(names[:-1]) + f" or {names[-1]}" if len(names) > 1 else names[0]
         raise InputTypeError(f"{name}={said} must be {listed}{why}")
@@ -128,7 +128,7 @@ def integer(value: object, name: str, low: int, high: int | None = None) -> int:
         return int(value)
     span = f"[{low}, {high}]" if high is not None else f">= {low}"
     kind = InputError if ok else InputTypeError  # (a str or float: a TypeError too)
-    raise kind(f"{name}={value!r} must be an integer {span}")
+    raise kind(f"{name}={shown(value)} must be an integer {span}")
 
 
 def scalar(value: Any) -> Any:
@@ -180,7 +180,7 @@ def flag(value: object, name: str, default_none: bool = False) -> bool:
     if isinstance(value, (bool, np.bool_)):
         return bool(value)
     allowed = "True, False or None (the default)" if default_none else "True or False"
-    raise InputTypeError(f"{name}={value!r} must be {allowed}")
+    raise InputTypeError(f"{name}={shown(value)} must be {allowed}")
 
 
 def _unit_axes(shape: tuple) -> tuple:

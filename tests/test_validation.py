@@ -474,3 +474,40 @@ def test_a_tools_depth_shapes_pass_and_odd_arguments_are_told():
     with pytest.raises(ValueError, match=r"^frames has shape \(0, 3\): no pixels \(an empty "
                                          r"array\)$"):
         hf.to_linear(np.zeros((0, 3), np.uint8))
+
+
+ARGWHERE = np.argwhere(np.ones((3, 2)) > 0)  # (6, 2): a focus point's np.argwhere, say
+LONG = np.arange(50.0)
+DISP = dict(depth_kind="disparity", focus_disparity=0.5, max_blur=4)
+
+
+@pytest.mark.parametrize("call, head", [
+    (lambda v: hf.motion_blur(F, v), "window"),
+    (lambda v: hf.motion_blur(F, 2, stride=v), "stride"),
+    (lambda v: hf.motion_blur(F, 2, linear_light=v), "linear_light"),
+    (lambda v: hf.depth_of_field(F, D, **{**LENS, "f_stop": v}), "f_stop"),
+    (lambda v: hf.depth_of_field(F, D, **LENS, max_coc_px=v), "max_coc_px"),
+    (lambda v: hf.depth_of_field(F, D, **LENS, aperture_blades=v), "aperture_blades"),
+    (lambda v: hf.depth_of_field(F, D, focus_pixel=v, f_stop=2.8), "focus_pixel"),
+    (lambda v: hf.depth_of_field(F, D, **LENS, method=v), "method"),
+    (lambda v: hf.depth_of_field(F, D, **{**DISP, "focus_disparity": v}), "focus_disparity"),
+    (lambda v: hf.depth_of_field(F, D, **{**DISP, "max_blur": v}), "max_blur"),
+    (lambda v: hf.vector_blur(F[0], np.zeros((4, 4, 2)), shutter=v), "shutter"),
+    (lambda v: hf.vector_blur(F[0], np.zeros((4, 4, 2)), max_length=v), "max_length"),
+    (lambda v: hf.curve_weights("box", v), "n"),
+    (lambda v: hf.from_linear(np.zeros((2, 2, 3), np.float32), v), "dtype"),
+    (lambda v: hf.Lens(2.0, v), "f_stop"),
+])
+@pytest.mark.parametrize("value, said", [
+    (ARGWHERE, "array([[0, 0], [0, 1], [1, 0], [1, 1], [2, 0], [2, 1]])"),
+    (LONG, "array([ 0., 1., 2., 3., 4., 5., 6., 7., 8., 9., 10., 11., 12., 13., 14., 15.,..."),
+])
+def test_an_array_given_for_a_number_is_said_on_one_line(call, head, value, said):
+    """NumPy's repr of an array is several lines (was: 'window=array([[0, 0],\\n  [0, 1],
+    ...' over 9 lines, 50 numbers over 4; an array-user's sweep, 66 such calls): the value
+    is said as hfrender's other lines say one, on one line and cut short."""
+    with pytest.raises(hf.HFRenderError) as info:
+        call(value)
+    line = str(info.value)
+    assert "\n" not in line
+    assert line.startswith(f"{head}={said} ")
