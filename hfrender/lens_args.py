@@ -27,14 +27,19 @@ from hfrender.optics import Lens, check_blades, check_focal_length
 
 
 def focus_pixel(value: Any, spell: Spelling = KEYWORD) -> tuple[int, int]:
-    """A focus pixel, ``(x, y)`` or the text ``"X,Y"`` (a command line's, a jobs file's), as
-    two whole numbers >= 0; else the one line every caller says, the value named as
-    ``spell`` does (``focus_pixel=(-1, 3)``, ``--focus-pixel (-1, 3)``; a command or a jobs
-    file names it as typed: :func:`hfrender.errors.as_given`)."""
+    """A focus pixel, ``(x, y)`` (a tuple, or an array or tensor of two integers) or the text
+    ``"X,Y"`` (a command line's, a jobs file's), as two whole numbers >= 0; else the one
+    line every caller says, the value named as ``spell`` does (``focus_pixel=(-1, 3)``,
+    ``--focus-pixel (-1, 3)``; a command or a jobs file names it as typed:
+    :func:`hfrender.errors.as_given`)."""
     pixel = value
     if isinstance(value, str):
         m = re.fullmatch(r"\s*(\d+)\s*,\s*(\d+)\s*", value)
         pixel = (int(m[1]), int(m[2])) if m else None
+    elif hasattr(value, "shape") and hasattr(value, "tolist"):  # an array, a tensor (was
+        whole = np.asarray(value)  # refused: np.array([3, 4]) "must be two whole numbers")
+        pixel = tuple(whole.tolist()) if whole.shape == (2,) and whole.dtype.kind in "iu" \
+            else None
     if not (isinstance(pixel, (tuple, list)) and len(pixel) == 2 and all(
             isinstance(v, numbers.Integral) and not isinstance(v, bool) and v >= 0
             for v in pixel)):

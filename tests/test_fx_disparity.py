@@ -596,3 +596,27 @@ def test_a_max_blur_past_what_the_stand_in_lens_can_focus_is_blamed_on_max_blur(
         f"hfrender: error: --max-blur 1e+30 is more than depth {tmp_path / 'd.npy'}'s first "
         "frame can be blurred by (its stand-in lens would be focused on itself); give at most ")
     assert not (tmp_path / "o").exists()
+
+
+def test_a_focus_pixel_given_as_an_array_or_tensor_is_that_pixel(rng):
+    """``focus_pixel=np.array([10, 10])`` (from np.argwhere, np.unravel_index, a tensor's
+    argmax) was refused saying it must be "(x, y), two whole numbers >= 0", which it is (an
+    array-user's sweep): an array or tensor of two whole numbers is taken as the tuple is."""
+    torch = pytest.importorskip("torch", reason="torch is installed by the test command")
+    z, _ = scene()
+    frames = rng.integers(0, 256, (N, H, W, 3), dtype=np.uint8)
+    want = hf.depth_of_field(frames, z, focus_distance=[1.5, 0.8], f_stop=1.4,
+                             sensor_width_mm=9.0)  # the card's depth under (10, 10)
+    for pixel in (np.array([10, 10]), np.array([10, 10], np.uint16), torch.tensor([10, 10]),
+                  np.array([10, 99])[[0, 0]]):
+        got = hf.depth_of_field(frames, z, focus_pixel=pixel, f_stop=1.4, sensor_width_mm=9.0)
+        np.testing.assert_array_equal(got, want)
+        np.testing.assert_array_equal(got[:, 10, 10], frames[:, 10, 10])  # in focus: as given
+    for bad, said in ((np.array([10.0, 10.0]), "array([10., 10.])"),
+                      (np.array([[10, 10]]), "array([[10, 10]])"),
+                      (np.array([10, -1]), "array([10, -1])")):
+        with pytest.raises(hf.InputError) as e:
+            hf.depth_of_field(frames, z, focus_pixel=bad, f_stop=1.4)
+        assert str(e.value) == (f"focus_pixel={said} must be (x, y), two whole numbers >= 0: "
+                                "the pixel's column and row from the top left corner (e.g. "
+                                "(320, 180))")
