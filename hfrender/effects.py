@@ -20,7 +20,7 @@ from hfrender.dof_layers import check_method
 from hfrender.errors import InputError, InputTypeError
 from hfrender.hyperframe.frame import HyperFrame
 from hfrender.hyperframe.windows import WindowWeights
-from hfrender.interop import to_array, to_numpy
+from hfrender.interop import native, to_array, to_numpy
 from hfrender.lens_args import depth_lenses, disparity_of, frame_lenses
 from hfrender.optics import Lens
 from hfrender.shutter_curve import weights_of
@@ -239,7 +239,9 @@ def fuse(hyperframe: HyperFrame, weights: WindowWeights, *,
     if getattr(hyperframe, "released", False):  # (was: fused the next one's frames)
         raise InputError("this hyperframe was released: its slot holds another's frames now; "
                          "fuse it before release()")
-    frames = validate.frames(hyperframe.frames, "hyperframe.frames")
+    # big-endian frames as their values, as motion_blur takes them (was: "dtype >u2; allowed:
+    # uint8, uint16, float32")
+    frames = validate.frames(native(hyperframe.frames), "hyperframe.frames")
     linear_light = validate.flag(linear_light, "linear_light")  # (was: any value's truth)
     if weights.count and weights.frames_needed() > frames.shape[0]:
         raise InputError(

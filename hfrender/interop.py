@@ -61,7 +61,7 @@ def _to_cupy(x: Any, name: str) -> tuple[Any, Callable[[Any], Any]]:
 def to_numpy(x: Any, name: str) -> tuple[np.ndarray, Callable[[np.ndarray], Any]]:
     """``(array, back)``: a NumPy view of ``x`` and a function that converts results back."""
     if isinstance(x, np.ndarray):
-        return _native(x), _same
+        return native(x), _same
     if is_device_array(x):
         raise BackendUnavailable(
             f"{name} is a GPU array ({type(x).__module__}.{type(x).__name__}); this call "
@@ -75,16 +75,17 @@ def to_numpy(x: Any, name: str) -> tuple[np.ndarray, Callable[[np.ndarray], Any]
             raise InputTypeError(
                 f"{name} ({type(x).__module__}.{type(x).__name__}) cannot be read "
                 f"through DLPack: {why}{_dlpack_hint(x, why)}") from None
-        return _native(arr), _converter_for(x)
+        return native(arr), _converter_for(x)
     if isinstance(x, (list, tuple)) and x and all(isinstance(f, np.ndarray) for f in x):
-        shapes = {(f.shape, f.dtype.str) for f in x}
-        if len(shapes) > 1:
+        # in either byte order (a '>u2' frame beside uint16 ones: their values; was refused)
+        kinds = [(f.shape, f.dtype.newbyteorder("=")) for f in x]
+        if len(set(kinds)) > 1:
             first = (x[0].shape, x[0].dtype)
-            bad = next(i for i, f in enumerate(x) if (f.shape, f.dtype) != first)
+            bad = next(i for i, k in enumerate(kinds) if k != kinds[0])
             raise InputError(f"{name}: all frames of a list must share shape and dtype; frame 0 "
                              f"is {first[1]} {first[0]}, frame {bad} is {x[bad].dtype} "
                              f"{x[bad].shape}")
-        return _native(np.stack(x)), _same
+        return native(np.stack(x)), _same
     if isinstance(x, (list, tuple)) and not x:
         raise InputError(f"{name} is an empty {type(x).__name__}: give at least one frame")
     if isinstance(x, (list, tuple)):  # (was: "... or a list of NumPy frames; got list")
@@ -118,7 +119,7 @@ def _same(a: np.ndarray) -> np.ndarray:
     return a
 
 
-def _native(a: np.ndarray) -> np.ndarray:
+def native(a: np.ndarray) -> np.ndarray:
     """Big-endian data (from files written elsewhere) in this machine's byte order."""
     if a.dtype.byteorder not in ("=", "|") and not a.dtype.isnative:
         return a.astype(a.dtype.newbyteorder("="))

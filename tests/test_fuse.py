@@ -120,3 +120,25 @@ def test_planes_and_shutter_that_are_no_arrays_are_one_line(rng):
         hf.fuse(hyper, ww, shutter=np.zeros(2))
     assert str(err.value) == ("shutter has shape (2,); expected (2, 2) (open, close) times "
                               "with close >= open")
+
+
+def test_big_endian_frames_fuse_as_motion_blur_takes_them(rng):
+    """16-bit frames read big-endian (a PNG's or DPX's bytes through np.frombuffer('>u2'))
+    are taken by motion_blur, but a HyperFrame of them was refused ('hyperframe.frames has
+    dtype >u2; allowed: uint8, uint16, float32') and HyperFrameBuilder.push said 'dtype >u2;
+    this pool holds uint16 frames' (an array-user's sweep): both take them, as their
+    values, the caller's arrays untouched."""
+    frames = rng.integers(0, 65536, (4, 3, 5, 3), dtype=np.uint16)
+    big = frames.astype(">u2")
+    kept = big.copy()
+    want = (frames[0::2].astype(np.float64) + frames[1::2]) / 2  # each pair's mean code
+    ww = hf.WindowWeights.sliding(np.array([0.5, 0.5]), 2, 2)
+    got = hf.fuse(hf.HyperFrame(big), ww, linear_light=False)
+    assert got.dtype == np.uint16
+    assert np.abs(got - want).max() <= 0.5
+    builder = hf.HyperFrameBuilder.create((3, 5, 3), np.uint16, granularity=4)
+    hyper = [builder.push(f, t=float(j)) for j, f in enumerate(big)][-1]
+    np.testing.assert_array_equal(hyper.frames, frames)
+    np.testing.assert_array_equal(hf.fuse(hyper, ww, linear_light=False), got)
+    np.testing.assert_array_equal(big, kept)
+    assert big.dtype.str == ">u2"

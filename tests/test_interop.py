@@ -321,3 +321,17 @@ def test_a_parameter_tensor_that_requires_grad_is_one_line_naming_it(call, name)
         call(grad)
     assert str(info.value) == (f"{name} (torch.Tensor) requires grad: pass {name}.detach() "
                                "(its values are read; no gradient flows back)")
+
+
+def test_a_list_of_frames_in_both_byte_orders_is_their_values(rng):
+    """A list of 16-bit frames, some read big-endian ('>u2'), some native, was refused: 'all
+    frames of a list must share shape and dtype; frame 0 is >u2 (4, 5, 3), frame 1 is uint16
+    (4, 5, 3)', though both are uint16 (an array-user's sweep)."""
+    frames = rng.integers(0, 65536, (2, 4, 5, 3), dtype=np.uint16)
+    got = hf.motion_blur([frames[0].astype(">u2"), frames[1]], 2, linear_light=False)
+    want = (frames[0].astype(np.float64) + frames[1]) / 2
+    assert got.dtype == np.uint16 and np.abs(got[0] - want).max() <= 0.5
+    with pytest.raises(hf.InputError) as e:  # another type is still said as it is
+        hf.motion_blur([frames[0].astype(">u2"), frames[1].astype(np.uint8)], 2)
+    assert str(e.value) == ("frames: all frames of a list must share shape and dtype; frame 0 "
+                            "is >u2 (4, 5, 3), frame 1 is uint8 (4, 5, 3)")

@@ -237,7 +237,8 @@ class HyperFrameBuilder:
         """Copy ``frame`` (and ``depth``) into the pool; a hyperframe when a slot fills."""
         frame = np.asarray(frame)
         pool = self.pool
-        if frame.shape != pool.frame_shape or frame.dtype != pool.dtype:
+        if frame.shape != pool.frame_shape or frame.dtype.newbyteorder("=") != pool.dtype:
+            # (a big-endian '>u2' frame into a uint16 pool: its values, copied in; was refused)
             raise InputError(f"frame has shape {frame.shape} and dtype {frame.dtype}; this pool "
                              f"holds {pool.frame_shape} {pool.dtype} frames")
         if pool.has_depth != (depth is not None):
