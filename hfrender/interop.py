@@ -61,6 +61,7 @@ def _to_cupy(x: Any, name: str) -> tuple[Any, Callable[[Any], Any]]:
 def to_numpy(x: Any, name: str) -> tuple[np.ndarray, Callable[[np.ndarray], Any]]:
     """``(array, back)``: a NumPy view of ``x`` and a function that converts results back."""
     if isinstance(x, np.ndarray):
+        unmasked(x, name)
         return native(x), _same
     if is_device_array(x):
         raise BackendUnavailable(
@@ -85,6 +86,8 @@ def to_numpy(x: Any, name: str) -> tuple[np.ndarray, Callable[[np.ndarray], Any]
             raise InputError(f"{name}: all frames of a list must share shape and dtype; frame 0 "
                              f"is {first[1]} {first[0]}, frame {bad} is {x[bad].dtype} "
                              f"{x[bad].shape}")
+        if any(isinstance(f, np.ma.MaskedArray) for f in x):
+            unmasked(np.ma.stack(x), name)
         return native(np.stack(x)), _same
     if isinstance(x, (list, tuple)) and not x:
         raise InputError(f"{name} is an empty {type(x).__name__}: give at least one frame")
@@ -104,6 +107,19 @@ def to_numpy(x: Any, name: str) -> tuple[np.ndarray, Callable[[np.ndarray], Any]
         f"{name} must be a NumPy array, an object with __dlpack__ (torch, JAX, CuPy) or a "
         f"list of NumPy frames; got {type(x).__module__}.{type(x).__name__}{stream}"
     )
+
+
+def unmasked(x: Any, name: str) -> None:
+    """A NumPy masked array with values masked is one line: hfrender reads every value,
+    the masked ones too (was: read through its mask without a word, a depth's holes or a
+    flow's occlusions blurred as the numbers under them). One with none masked is its
+    values."""
+    if not isinstance(x, np.ma.MaskedArray) or not np.ma.getmaskarray(x).any():
+        return
+    count = int(np.ma.getmaskarray(x).sum())
+    raise InputError(f"{name} is a masked array with {count} of {x.size} values masked; "
+                     f"hfrender reads every value, the masked ones too: give {name}.filled(v), "
+                     "v what they stand for")
 
 
 def _dlpack_hint(x: Any, why: str) -> str:

@@ -13,6 +13,7 @@ from typing import Any
 import numpy as np
 
 from hfrender.errors import InputError, InputTypeError, shown
+from hfrender.interop import unmasked
 from hfrender.optics import MIN_BLUR_PX, Lens
 
 UNLIKELY_METRES = 1000.0  # integer depth read as metres this far away: millimetres, likely
@@ -154,6 +155,7 @@ def real_array(value: object, name: str = "value") -> np.ndarray | None:
     the caller says what it wanted. A tensor that requires grad is one line naming it
     as ``name`` (:func:`grad_free`)."""
     grad_free(value, name)
+    unmasked(value, name)
     try:
         arr = np.asarray(value)
         if arr.dtype.kind == "O" and all(isinstance(x, (numbers.Real, Decimal))

@@ -335,3 +335,31 @@ def test_a_list_of_frames_in_both_byte_orders_is_their_values(rng):
         hf.motion_blur([frames[0].astype(">u2"), frames[1].astype(np.uint8)], 2)
     assert str(e.value) == ("frames: all frames of a list must share shape and dtype; frame 0 "
                             "is >u2 (4, 5, 3), frame 1 is uint8 (4, 5, 3)")
+
+
+def test_a_masked_array_with_values_masked_is_refused_not_read_unmasked(rng):
+    """np.ma arrays were read through their masks: a depth or a velocity masked where it is
+    invalid (a flow's occlusions, a sensor's holes) was blurred with the values under the
+    mask, without a word (an array-user's sweep). Now one line says how many are masked and
+    what to give; a masked array with none masked is its values."""
+    frames = rng.integers(0, 256, (2, 4, 5, 3), dtype=np.uint8)
+    depth = rng.uniform(1.0, 5.0, (2, 4, 5)).astype(np.float32)
+    velocity = rng.normal(0.0, 2.0, (4, 5, 2)).astype(np.float32)
+    lens = dict(focus_distance=2.0, f_stop=1.4, sensor_width_mm=2.0)
+    calls = {
+        "frames": lambda m: hf.motion_blur(m(frames), 2),
+        "depth": lambda m: hf.depth_of_field(frames, m(depth), **lens),
+        "velocity": lambda m: hf.vector_blur(frames[0], m(velocity)),
+    }
+    arrays = {"frames": frames, "depth": depth, "velocity": velocity}
+    for name, call in calls.items():
+        a = arrays[name]
+        mask = np.zeros(a.shape, bool)
+        mask[1, 2] = True  # a whole pixel: 1 value of a depth, 2 of a velocity, ...
+        with pytest.raises(hf.InputError) as e:
+            call(lambda x, mask=mask: np.ma.masked_array(x, mask=mask))
+        count, size = int(mask.sum()), a.size
+        assert str(e.value) == (f"{name} is a masked array with {count} of {size} values "
+                                "masked; hfrender reads every value, the masked ones too: give "
+                                f"{name}.filled(v), v what they stand for")
+        np.testing.assert_array_equal(call(np.ma.masked_array), call(np.asarray))
