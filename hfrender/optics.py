@@ -10,6 +10,7 @@ import math
 import numbers
 from dataclasses import dataclass
 from functools import lru_cache
+from typing import Any
 
 import numpy as np
 
@@ -28,12 +29,17 @@ MIN_BLUR_PX = 2.0
 # and a store kept from one render as they did, :func:`check_focal_length`
 MAX_FOCAL_LENGTH_MM = 1e6
 
+# a Lens's numbers: the first five kept as Python floats, the blades an int
+LENS_FIELDS = ("focus_distance", "f_stop", "focal_length_mm", "sensor_width_mm", "max_coc_px",
+               "aperture_blades")
+
 
 @dataclass(frozen=True)
 class Lens:
     """A thin lens focused at ``focus_distance`` metres.
 
-    Defaults follow Blender's camera: a 50 mm lens on a 36 mm wide sensor.
+    Defaults follow Blender's camera: a 50 mm lens on a 36 mm wide sensor. Each number may
+    be a Python or NumPy number, a Fraction, or a 0-d array or tensor (its number).
 
     Parameters
     ----------
@@ -64,6 +70,8 @@ class Lens:
     aperture_blades: int = 0
 
     def __post_init__(self) -> None:
+        for name in LENS_FIELDS:  # a 0-d array or tensor as its number (was: f_stop=array(1.4)
+            object.__setattr__(self, name, scalar(getattr(self, name)))  # refused)
         _positive("f_stop", self.f_stop)
         _positive("focal_length_mm", self.focal_length_mm)
         _positive("sensor_width_mm", self.sensor_width_mm)
@@ -76,8 +84,7 @@ class Lens:
         if self.max_coc_px is not None:
             check_blur_cap("max_coc_px", self.max_coc_px)
         check_blades("aperture_blades", self.aperture_blades)
-        for name in ("focus_distance", "f_stop", "focal_length_mm", "sensor_width_mm",
-                     "max_coc_px"):  # Python's floats from here (a Fraction, NumPy's scalars)
+        for name in LENS_FIELDS[:-1]:  # Python's floats from here (a Fraction, NumPy's)
             value = getattr(self, name)
             if value is not None:
                 object.__setattr__(self, name, float(value))
@@ -236,6 +243,13 @@ def gather_offsets(max_d2: int, blades: int = 0) -> tuple[np.ndarray, np.ndarray
     offsets = np.stack([dy[keep], dx[keep]], axis=1)[order]
     far = d2_far[keep][order].astype(np.float32)
     return offsets, far, (d2_near[keep][order].astype(np.float32) if blades % 2 else far)
+
+
+def scalar(value: Any) -> Any:
+    """A 0-d array (NumPy's, a tensor) or NumPy scalar as its number; anything else as it
+    is (:mod:`hfrender.validate`'s too)."""
+    item = getattr(value, "item", None)
+    return item() if item is not None and getattr(value, "ndim", None) == 0 else value
 
 
 def _numeric(value: object) -> bool:

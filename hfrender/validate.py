@@ -14,7 +14,7 @@ import numpy as np
 
 from hfrender.errors import InputError, InputTypeError, shown
 from hfrender.interop import unmasked
-from hfrender.optics import MIN_BLUR_PX, Lens
+from hfrender.optics import MIN_BLUR_PX, Lens, scalar  # noqa: F401 (validate.scalar)
 
 UNLIKELY_METRES = 1000.0  # integer depth read as metres this far away: millimetres, likely
 DTYPES = (np.dtype(np.uint8), np.dtype(np.uint16), np.dtype(np.float32))
@@ -130,13 +130,6 @@ def integer(value: object, name: str, low: int, high: int | None = None) -> int:
     span = f"[{low}, {high}]" if high is not None else f">= {low}"
     kind = InputError if ok else InputTypeError  # (a str or float: a TypeError too)
     raise kind(f"{name}={shown(value)} must be an integer {span}")
-
-
-def scalar(value: Any) -> Any:
-    """A 0-d array (NumPy's, a tensor) or NumPy scalar as its number; anything else as it
-    is."""
-    item = getattr(value, "item", None)
-    return item() if item is not None and getattr(value, "ndim", None) == 0 else value
 
 
 def not_real(value: object) -> str:

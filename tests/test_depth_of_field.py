@@ -533,6 +533,20 @@ def test_a_focus_list_names_its_bad_item_and_a_frame_of_other_units_is_warned_of
                     "disparity)"]
 
 
+def test_a_lens_takes_0_d_arrays_and_tensors_as_depth_of_field_does(rng):
+    """``hf.Lens(2.0, np.array(1.4))`` was refused, 'f_stop=array(1.4) must be a finite
+    number > 0', where depth_of_field(f_stop=np.array(1.4)) took it (an array-user's
+    sweep): a 0-d array or tensor is its number in a Lens too, a Python float kept."""
+    torch = pytest.importorskip("torch", reason="torch is installed by the test command")
+    lens = hf.Lens(np.array(2.5), torch.tensor(1.4, dtype=torch.float64),
+                   focal_length_mm=np.array(50), sensor_width_mm=np.float32(9.0),
+                   max_coc_px=np.array(16.0), aperture_blades=np.array(6))
+    assert lens == hf.Lens(2.5, 1.4, sensor_width_mm=9.0, max_coc_px=16.0, aperture_blades=6)
+    assert type(lens.f_stop) is float and type(lens.aperture_blades) is int
+    with pytest.raises(InputError, match=r"^f_stop=array\(\[1\.4\]\) must be a finite number"):
+        hf.Lens(2.5, np.array([1.4]))  # one number in an array is no number
+
+
 def test_a_lens_takes_fractions_and_refuses_integers_past_floats_range():
     """``Fraction(5, 2)`` failed deep in NumPy ("Cannot cast ufunc 'subtract' input 1 from
     dtype('O')") and ``10**400`` raised a bare OverflowError (a trial)."""
