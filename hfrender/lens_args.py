@@ -36,7 +36,8 @@ def focus_pixel(value: Any, spell: Spelling = KEYWORD) -> tuple[int, int]:
     if isinstance(value, str):
         m = re.fullmatch(r"\s*(\d+)\s*,\s*(\d+)\s*", value)
         pixel = (int(m[1]), int(m[2])) if m else None
-    elif hasattr(value, "shape") and hasattr(value, "tolist"):  # an array, a tensor (was
+    elif hasattr(value, "shape") and hasattr(value, "tolist") and \
+            not getattr(value, "requires_grad", False):  # an array, a tensor (was
         whole = np.asarray(value)  # refused: np.array([3, 4]) "must be two whole numbers")
         pixel = tuple(whole.tolist()) if whole.shape == (2,) and whole.dtype.kind in "iu" \
             else None

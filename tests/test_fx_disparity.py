@@ -614,7 +614,9 @@ def test_a_focus_pixel_given_as_an_array_or_tensor_is_that_pixel(rng):
         np.testing.assert_array_equal(got[:, 10, 10], frames[:, 10, 10])  # in focus: as given
     for bad, said in ((np.array([10.0, 10.0]), "array([10., 10.])"),
                       (np.array([[10, 10]]), "array([[10, 10]])"),
-                      (np.array([10, -1]), "array([10, -1])")):
+                      (np.array([10, -1]), "array([10, -1])"),  # (below: was a RuntimeError)
+                      (torch.tensor([10.0, 10.0], requires_grad=True),
+                       "tensor([10., 10.], requires_grad=True)")):
         with pytest.raises(hf.InputError) as e:
             hf.depth_of_field(frames, z, focus_pixel=bad, f_stop=1.4)
         assert str(e.value) == (f"focus_pixel={said} must be (x, y), two whole numbers >= 0: "
