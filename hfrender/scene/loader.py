@@ -10,6 +10,8 @@ import os
 import re
 import sys
 import threading
+import types
+import weakref
 from collections.abc import Callable
 from functools import partial
 from pathlib import Path
@@ -177,8 +179,13 @@ def _missing(said: str, name: str, names: list[str]) -> str:
 
 # the folders of the scenes loaded in this process (on sys.path resolved, so their modules'
 # files are named under them as they are); their modules of the user's own (not hfrender's
-# or a library's, should those sit there too) are read afresh at every load
+# or a library's, should those sit there too) are read afresh at every load, but for the
+# caller's (_CALLERS)
 _scene_folders: set[Path] = set()
+# the modules of the caller's own in a scene's folder, there when hfrender first loaded a
+# scene of that folder (a script's __main__, the settings.py it imports): the caller's,
+# never forgotten (was: forgotten at every load, and `import __main__` failed after)
+_CALLERS: weakref.WeakValueDictionary[str, types.ModuleType] = weakref.WeakValueDictionary()
 _IMPORTING = threading.RLock()  # (a scene importing while imported: the same thread)
 IMPORT_WAIT_S = 120.0  # another thread's import of a scene file waited for, at most
 
@@ -186,9 +193,11 @@ IMPORT_WAIT_S = 120.0  # another thread's import of a scene file waited for, at 
 def _import(p: Path) -> object:
     """The scene file's module, run afresh, and with it the modules of the user's own
     beside it, and beside every scene loaded before (a batch's jobs), imported by a scene
-    (at its top, or in its setup()) or by its caller: they are forgotten, so that a changed
-    ``common.py``, or another folder's, is the one read; modules elsewhere (PYTHONPATH's,
-    an editable install) left alone. One thread at a time (the process's modules, path)."""
+    (at its top, or in its setup()): they are forgotten, so that a changed ``common.py``,
+    or another folder's, is the one read; the caller's (its ``__main__``, a ``settings.py``
+    it imported before its first scene of that folder) and modules elsewhere
+    (PYTHONPATH's, an editable install) left alone. One thread at a time (the process's
+    modules, path)."""
     if not _IMPORTING.acquire(timeout=IMPORT_WAIT_S):  # (was: waited for ever, a review)
         raise SceneError(f"{p}: another thread has been importing a scene file for "
                          f"{IMPORT_WAIT_S:g} s; a scene file that renders a scene from a "
@@ -200,14 +209,27 @@ def _import(p: Path) -> object:
         _IMPORTING.release()
 
 
-def _import_alone(p: Path) -> object:
-    folder = p.resolve().parent
+def _forget_scene_modules(folder: Path) -> None:
+    """Forgets the modules of the user's own in the scenes' folders (``folder`` one of
+    them now) that scenes loaded, at their top or later (in ``setup()``): those there when
+    hfrender first saw their folder are the caller's, kept (:data:`_CALLERS`)."""
+    before = tuple(os.path.join(str(f), "") for f in _scene_folders)  # "/a/b/": a prefix
     _scene_folders.add(folder)
-    inside = tuple(os.path.join(str(f), "") for f in _scene_folders)  # "/a/b/": a prefix
+    inside = tuple(os.path.join(str(f), "") for f in _scene_folders)
+    main = sys.modules.get("__main__")
     for name, module in list(sys.modules.items()):
         file = getattr(module, "__file__", None)
-        if isinstance(file, str) and file.startswith(inside) and users_file(file):
+        if not (isinstance(file, str) and file.startswith(inside) and users_file(file)):
+            continue
+        if module is main or not file.startswith(before):  # a folder new: all the caller's
+            _CALLERS[name] = module
+        elif _CALLERS.get(name) is not module:
             sys.modules.pop(name, None)
+
+
+def _import_alone(p: Path) -> object:
+    folder = p.resolve().parent
+    _forget_scene_modules(folder)
     if str(folder) in sys.path:  # a scene imports the modules that sit beside it: its own
         sys.path.remove(str(folder))  # folder first, before another scene's
     sys.path.insert(0, str(folder))
