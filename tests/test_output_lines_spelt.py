@@ -79,3 +79,26 @@ def test_another_sequences_frame_is_named_as_the_call_gave_it(bar, capsys):
     assert capsys.readouterr().err == f"hfrender: error: -o s_%d.png: {said}\n"
     assert sorted(os.listdir(".")) == ["bar.frag", "s_100.png"]
     assert open("s_100.png", "rb").read() == theirs
+
+
+def test_a_batch_jobs_busy_output_is_named_as_its_jobs_file_key(bar, capsys):
+    """A batch job's busy line said the command's flag (``-o /abs/out/bar.mp4``) where the
+    jobs file names it ``output``, as the batch's other lines of an output do."""
+    import json
+
+    from hfrender.io.outputs import sequence_name
+
+    with open("jobs.toml", "w") as f:
+        f.write('[defaults]\nsize = "8x4"\nsamples = 1\nduration = 0.2\n\n'
+                '[[job]]\nname = "clip"\nscene = "bar.frag"\noutput = "out/bar.mp4"\n\n'
+                '[[job]]\nname = "seq"\nscene = "bar.frag"\noutput = "out/f/####.png"\n')
+    clip, seq = os.path.abspath("out/bar.mp4"), os.path.abspath("out/f/####.png")
+    with output_lock(clip), output_lock(sequence_name(seq)):
+        assert main(["batch", "jobs.toml", "--summary", "s.json", "--quiet"]) == 1
+    errors = {r["name"]: r["error"] for r in json.load(open("s.json"))}
+    busy = BUSY.format(os.getpid())  # (here: named from the working folder)
+    assert errors == {"clip": f"output out/bar.mp4: {busy}",
+                      "seq": f"output out/f/####.png: {busy}"}
+    err = capsys.readouterr().err
+    assert f"[1/2] clip: failed: output out/bar.mp4: {busy} (" in err and " -o " not in err
+    assert not os.path.exists("out/bar.mp4") and not os.path.exists("out/f")

@@ -319,7 +319,7 @@ def test_a_batch_on_ray_runs_the_chunks_of_every_job(local_ray, tmp_path):
                      str(tmp_path / "ray" / "busy.json"), "--quiet"]) == 1
     busy = {r["name"]: r for r in json.loads((tmp_path / "ray" / "busy.json").read_text())}
     assert busy["broken"]["error"].startswith(
-        f"-o {tmp_path / 'ray' / 'out' / 'broken.mp4'}: another hfrender (pid ")
+        f"output {tmp_path / 'ray' / 'out' / 'broken.mp4'}: another hfrender (pid ")
 
 
 def test_a_task_draws_on_the_gpu_ray_gave_it(monkeypatch):

@@ -26,13 +26,15 @@ def job_error(exc: BaseException) -> str:
 
 def hold(job: Any) -> Any:
     """``job``'s output held for writing, an fx job's footage and depth pass for reading
-    (:func:`hfrender.io.output_lock.holding`), here and on Ray alike."""
+    (:func:`hfrender.io.output_lock.holding`), here and on Ray alike; a refusal names each
+    by its jobs file's key (``output out/bar.mp4: another hfrender ...``, as the batch's
+    other lines of an output; was ``-o``, the command's flag)."""
     from hfrender.io.output_lock import fx_sources, holding
 
     reads = [] if job.kind == "render" else fx_sources(
         str(job.source), job.options.get("depth"), job.options.get("vectors"),
         ("input", "depth", "vectors"))
-    return holding(str(job.output), reads)
+    return holding(str(job.output), reads, "output")
 
 
 def output_folders(job: Any) -> Path | None:
