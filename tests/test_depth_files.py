@@ -603,3 +603,41 @@ def test_a_sky_of_float32_max_scaled_past_it_is_sky_without_a_numpy_warning(tmp_
         warnings.simplefilter("error")
         first = open_depth(str(tmp_path / "z.npy"), scale=10.0).first
     assert np.isinf(first[0]).all() and (first[1:] == 20.0).all()
+
+
+def test_a_depth_folder_is_its_16_bit_frames_not_the_jpeg_previews_beside_them(tmp_path, rng):
+    """fx reads a folder of JPEG or TIFF footage now; the depth pass's folder went the same
+    way (a review): one of 16-bit PNGs with a JPEG preview each was refused as two
+    sequences, and a folder of 8-bit JPEGs was taken for depth. Depth stays PNG and EXR."""
+    import imageio.v3 as iio
+
+    z = rng.integers(1000, 60000, (3, 8, 16), dtype=np.uint16)
+    folder = tmp_path / "z"
+    folder.mkdir()
+    for i in range(3):
+        (folder / f"z.{i:04d}.png").write_bytes(encode_png16(np.stack([z[i]] * 3, axis=-1)))
+        iio.imwrite(folder / f"z.{i:04d}.jpg", np.full((8, 16, 3), 9 * i, np.uint8))
+    depth = open_depth(str(folder))
+    assert depth.count == 3
+    assert [f.tobytes() for f in depth.frames] == [f.tobytes() for f in
+                                                   open_depth(str(folder / "z.%04d.png")).frames]
+    jpegs = tmp_path / "j"
+    jpegs.mkdir()
+    for f in folder.glob("*.jpg"):
+        f.rename(jpegs / f.name)
+    with pytest.raises(FootageError) as err:
+        open_depth(str(jpegs))
+    assert str(err.value) == (f"depth {jpegs}: use a .npy or .npz file, or a 16-bit PNG / "
+                              "EXR sequence (a folder or a pattern such as depth/%05d.png), "
+                              "or one such image for every frame")
+
+
+def test_a_vectors_folder_is_its_exr_frames_not_the_previews_beside_them(tmp_path):
+    """Motion vectors are EXR channels: a folder's PNG or JPEG previews are no frames of
+    it (was: the folder refused as two sequences)."""
+    from hfrender.io.vector_pass import VectorPass
+
+    for i in range(3):
+        for kind in ("exr", "png", "jpg"):
+            (tmp_path / f"v.{i:04d}.{kind}").write_bytes(b"x")
+    assert VectorPass(str(tmp_path)).files == [tmp_path / f"v.{i:04d}.exr" for i in range(3)]

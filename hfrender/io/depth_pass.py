@@ -19,7 +19,7 @@ import numpy as np
 from hfrender import validate
 from hfrender.disparity import Disparity, inverse
 from hfrender.errors import InputError
-from hfrender.io.depth_paths import no_depth, say_channel, say_one_of_many
+from hfrender.io.depth_paths import DEPTH_KINDS, no_depth, say_channel, say_one_of_many
 from hfrender.io.images import (
     imageio_v3,
     png_colour,
@@ -216,7 +216,7 @@ def open_depth(path: str, scale: Scale = 1.0, zero_is_sky: bool = False) -> Dept
                          itertools.chain([first] if len(arr) else [], rest), first,
                          _units_note(path, arr[0] if len(arr) else arr, scale), array=arr,
                          column=lambda x, y: _metres(arr[:, y, x], scale, zero_is_sky))
-    files = sequence_files(path)
+    files = sequence_files(path, DEPTH_KINDS)  # (a folder's JPEG previews: no depth)
     if files is None and p.is_file() and p.suffix.lower() in (".png", ".exr"):
         say_channel(path, p, "its")  # (was: said of a sequence alone)
         say_one_of_many(path, p)

@@ -16,12 +16,13 @@ VIDEO_FILES = (".mp4", ".mov", ".mkv", ".webm", ".avi", ".m4v", ".mxf", ".ts", "
 FOLDER_KINDS = (".png", ".exr", ".tif", ".tiff", ".jpg", ".jpeg")
 
 
-def sequence_files(path: str) -> list[Path] | None:
+def sequence_files(path: str, kinds: tuple[str, ...] = FOLDER_KINDS) -> list[Path] | None:
     """The files of an image sequence (a folder, or a pattern such as ``in/%05d.png``) in
-    frame order; None if ``path`` is not one."""
+    frame order; None if ``path`` is not one. ``kinds``: the suffixes a folder's sequence is
+    made of (a depth pass's PNG and EXR alone: a JPEG preview beside them is no frame)."""
     p = Path(path)
     if p.is_dir():
-        pattern = folder_pattern(p)
+        pattern = folder_pattern(p, kinds)
         return sequence_files(str(p / pattern)) if pattern else None
     if "%" in p.name:
         rx = pattern_files(p.name)
@@ -75,15 +76,15 @@ def _moving(path: str) -> None:
                            "run that render again with --resume to finish the move")
 
 
-def folder_pattern(folder: Path) -> str | None:
+def folder_pattern(folder: Path, kinds: tuple[str, ...] = FOLDER_KINDS) -> str | None:
     """The pattern of the one image sequence in ``folder`` (``f.%04d.png``: its files' last
     number the frame's), so that a folder is read as that pattern is, gaps refused; None
-    for no image (of :data:`FOLDER_KINDS`); one line where the folder holds another file or
-    sequence beside it (a slate, an earlier output, the same frames as JPEGs), which a
-    folder read whole would take in as frames."""
+    for no image (of ``kinds``, :data:`FOLDER_KINDS` unless told); one line where the
+    folder holds another file or sequence beside it (a slate, an earlier output, the same
+    frames as JPEGs), which a folder read whole would take in as frames."""
     alike: dict[str, list[str]] = {}  # names alike but for their numbers
     for f in folder.iterdir():
-        if f.suffix.lower() in FOLDER_KINDS:
+        if f.suffix.lower() in kinds:
             alike.setdefault(re.sub(r"\d+", "#", f.name), []).append(f.name)
     groups: dict[tuple[str, str], list[int]] = {}
     for names in alike.values():

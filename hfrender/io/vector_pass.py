@@ -73,7 +73,7 @@ class VectorPass:
 
     def __init__(self, path: str) -> None:
         self.path = path
-        files = [Path(path)] if Path(path).is_file() else sequence_files(path)
+        files = [Path(path)] if Path(path).is_file() else sequence_files(path, (".exr",))
         if not files:
             raise FootageError(f"--vectors {path}: no such file or EXR sequence (give the "
                                "frames holding the motion vectors, e.g. frames/%04d.exr)")
