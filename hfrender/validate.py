@@ -54,13 +54,24 @@ def frames(arr: np.ndarray, name: str = "frames", allow_single: bool = False) ->
 
 
 def pixel_dtype(value: object, allowed: tuple[np.dtype, ...], name: str = "dtype",
-                why: str = "") -> np.dtype:
+                why: str = "", any_order: bool = False) -> np.dtype:
     """``value`` as one of the ``allowed`` dtypes, else one line naming it as given (was:
-    ``None`` said as NumPy's default, float64; ``"nope"`` NumPy's bare TypeError)."""
+    ``None`` said as NumPy's default, float64; ``"nope"`` NumPy's bare TypeError). One of
+    them in the other byte order (``'>u2'``): with ``any_order`` (where the byte order is
+    hfrender's own: a pool's arena) it is that dtype, else a line saying so (was: "must be
+    uint8, uint16 ...", as if '>u2' were not 16 bits)."""
     try:
         dt = None if value is None else np.dtype(value)  # type: ignore[call-overload]
     except (TypeError, ValueError):
         dt = None
+    here = None if dt is None else dt.newbyteorder("=")
+    if here is not None and here != dt and here in allowed:
+        if any_order:
+            return here
+        order = "big" if dt.byteorder == ">" else "little"
+        raise InputTypeError(f"{name}={dt} is {order}-endian {here}; give {here} (the result "
+                             f"is in this machine's byte order: .astype('{dt.str}') of it "
+                             f"gives {order}-endian bytes)")
     if dt is None or dt not in allowed:
         said = shown(value) if dt is None else str(dt)
         names = [str(d) for d in allowed]

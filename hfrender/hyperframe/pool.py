@@ -232,7 +232,8 @@ class HyperFramePool:
     Parameters
     ----------
     frame_shape : (H, W, C)
-    dtype : frame dtype (uint8, uint16, float32)
+    dtype : frame dtype (uint8, uint16, float32; either byte order: '>u2' is uint16, the
+        arena's own order, as push takes a big-endian frame's values)
     capacity : frames per hyperframe (halo frames included)
     depth : also hold a float32 depth plane per frame
     velocity : also hold a float32 velocity plane (H, W, 2) per frame
@@ -249,7 +250,8 @@ class HyperFramePool:
         capacity = integer(capacity, "capacity", 1)  # (was: 2.5 cut to 2, '4' a bare
         max_in_flight = integer(max_in_flight, "max_in_flight", 1)  # TypeError of '<')
         n_slots = slot_count(max_in_flight) if slots is None else integer(slots, "slots", 1)
-        self.dtype = pixel_dtype(dtype, FRAME_DTYPES, why=" (what the fusion takes)")
+        self.dtype = pixel_dtype(dtype, FRAME_DTYPES, why=" (what the fusion takes)",
+                                 any_order=True)  # ('>u2': uint16; push takes its values)
         self.capacity = int(capacity)
         self.has_depth = depth
         self.has_velocity = velocity

@@ -1,0 +1,48 @@
+"""Arrays in every form the effects take them, one rule for each form across the arguments
+(an array sweep's leftovers: a big-endian dtype, a memoryview, nested lists, a list of
+tensors, a one-element array for one number, a pushed depth checked when pushed)."""
+
+import warnings
+
+import numpy as np
+import pytest
+
+import hfrender as hf
+from hfrender.errors import InputTypeError
+
+torch = pytest.importorskip("torch")
+
+H, W = 6, 5
+
+
+def clip(rng, n=4, c=3):
+    return rng.integers(0, 256, (n, H, W, c), dtype=np.uint8)
+
+
+def metres(rng, n=4):
+    return rng.uniform(1.0, 5.0, (n, H, W)).astype(np.float32)
+
+
+def dof(frames, depth, **kw):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # (a focus note, not what is tested)
+        return hf.depth_of_field(frames, depth, **kw)
+
+
+def test_a_big_endian_dtype_is_its_values_in_a_pool_and_said_as_such_for_a_result(rng):
+    """Was: "dtype=>u2 must be uint8, uint16 or float32", though '>u2' is 16 bits."""
+    pool = hf.HyperFramePool((H, W, 3), ">u2", capacity=2)
+    assert pool.dtype == np.dtype(np.uint16)  # the arena's byte order is the pool's own
+    frame = rng.integers(0, 65536, (H, W, 3), dtype=np.uint16)
+    builder = hf.HyperFrameBuilder(pool)
+    builder.push(frame.astype(">u2"), 0.0)
+    hyper = builder.push(frame, 0.1)
+    np.testing.assert_array_equal(hyper.frames[0], frame)
+    assert hf.HyperFramePool((H, W, 3), ">f4", capacity=2).dtype == np.dtype(np.float32)
+    linear = rng.random((H, W, 3), dtype=np.float32)
+    with pytest.raises(InputTypeError) as info:
+        hf.from_linear(linear, ">u2")
+    assert str(info.value) == ("dtype=>u2 is big-endian uint16; give uint16 (the result is "
+                               "in this machine's byte order: .astype('>u2') of it gives "
+                               "big-endian bytes)")
+    assert hf.from_linear(linear, "<u2").dtype == np.uint16  # (this machine's order)
