@@ -101,12 +101,26 @@ def to_numpy(x: Any, name: str) -> tuple[np.ndarray, Callable[[np.ndarray], Any]
                    "give an array of a pixel type (np.asarray(frames, np.uint8))")
         raise InputTypeError(f"{name} is a {type(x).__name__} holding {kind}; a list takes "
                              f"NumPy frames: {instead}")
+    view = _buffer(x)
+    if view is not None:  # a memoryview, ...: its shape and format (was refused)
+        return native(view), _same
     stream = (" (frames one at a time: numpy.stack(list(frames)), or hf.HyperFrameBuilder to "
               "blend a stream as it comes)" if isinstance(x, Iterator) else "")
+    listed = ("a list of (H, W) depth frames or of rows of metres" if name.startswith("depth")
+              else "a list of frames")  # (was: depth offered "a list of NumPy frames")
     raise InputTypeError(
-        f"{name} must be a NumPy array, an object with __dlpack__ (torch, JAX, CuPy) or a "
-        f"list of NumPy frames; got {type(x).__module__}.{type(x).__name__}{stream}"
-    )
+        f"{name} must be a NumPy array, an object with __dlpack__ (torch, JAX, CuPy) or the "
+        f"buffer protocol (memoryview), or {listed}; got {type(x).__module__}."
+        f"{type(x).__name__}{stream}")
+
+
+def _buffer(x: Any) -> np.ndarray | None:
+    """``x`` as NumPy reads an object with the buffer protocol (a memoryview of frames, a
+    NumPy scalar): an array of its shape and format, no copy; None for one without."""
+    try:
+        return np.asarray(memoryview(x))
+    except (TypeError, ValueError, NotImplementedError):  # no buffer, a format NumPy lacks
+        return None
 
 
 def unmasked(x: Any, name: str) -> None:

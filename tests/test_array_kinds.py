@@ -46,3 +46,26 @@ def test_a_big_endian_dtype_is_its_values_in_a_pool_and_said_as_such_for_a_resul
                                "in this machine's byte order: .astype('>u2') of it gives "
                                "big-endian bytes)")
     assert hf.from_linear(linear, "<u2").dtype == np.uint16  # (this machine's order)
+
+
+def test_a_buffer_is_read_as_numpy_reads_it_and_each_argument_says_its_own_kinds(rng):
+    """Was: memoryview(frames) refused, and depth's line offered "a list of NumPy frames"."""
+    frames, depth = clip(rng), metres(rng)
+    want = hf.motion_blur(frames, 2)
+    got = hf.motion_blur(memoryview(frames), 2)
+    assert isinstance(got, np.ndarray) and got.dtype == np.uint8
+    np.testing.assert_array_equal(got, want)
+    np.testing.assert_array_equal(
+        dof(memoryview(frames), memoryview(depth), focus_distance=2.0, f_stop=2.0),
+        dof(frames, depth, focus_distance=2.0, f_stop=2.0))
+    with pytest.raises(InputTypeError) as info:
+        hf.motion_blur("frames.mp4", 2)
+    assert str(info.value) == (
+        "frames must be a NumPy array, an object with __dlpack__ (torch, JAX, CuPy) or the "
+        "buffer protocol (memoryview), or a list of frames; got builtins.str")
+    with pytest.raises(InputTypeError) as info:
+        dof(frames, 3, focus_distance=2.0, f_stop=2.0)
+    assert str(info.value) == (
+        "depth must be a NumPy array, an object with __dlpack__ (torch, JAX, CuPy) or the "
+        "buffer protocol (memoryview), or a list of (H, W) depth frames or of rows of "
+        "metres; got builtins.int")

@@ -105,8 +105,9 @@ def test_a_generator_of_frames_is_told_how_to_pass_it():
     with pytest.raises(hf.InputTypeError) as info:
         hf.motion_blur(frames, window=2)
     assert str(info.value) == (
-        "frames must be a NumPy array, an object with __dlpack__ (torch, JAX, CuPy) or a list "
-        "of NumPy frames; got builtins.generator (frames one at a time: "
+        "frames must be a NumPy array, an object with __dlpack__ (torch, JAX, CuPy) or the "
+        "buffer protocol (memoryview), or a list of frames; got builtins.generator (frames "
+        "one at a time: "
         "numpy.stack(list(frames)), or hf.HyperFrameBuilder to blend a stream as it comes)")
 
 
