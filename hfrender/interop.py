@@ -9,7 +9,9 @@ to the CUDA backend.
 from __future__ import annotations
 
 import importlib
+import numbers
 from collections.abc import Callable, Iterator
+from decimal import Decimal
 from typing import Any
 
 import numpy as np
@@ -77,30 +79,8 @@ def to_numpy(x: Any, name: str) -> tuple[np.ndarray, Callable[[np.ndarray], Any]
                 f"{name} ({type(x).__module__}.{type(x).__name__}) cannot be read "
                 f"through DLPack: {why}{_dlpack_hint(x, why)}") from None
         return native(arr), _converter_for(x)
-    if isinstance(x, (list, tuple)) and x and all(isinstance(f, np.ndarray) for f in x):
-        # in either byte order (a '>u2' frame beside uint16 ones: their values; was refused)
-        kinds = [(f.shape, f.dtype.newbyteorder("=")) for f in x]
-        if len(set(kinds)) > 1:
-            first = (x[0].shape, x[0].dtype)
-            bad = next(i for i, k in enumerate(kinds) if k != kinds[0])
-            raise InputError(f"{name}: all frames of a list must share shape and dtype; frame 0 "
-                             f"is {first[1]} {first[0]}, frame {bad} is {x[bad].dtype} "
-                             f"{x[bad].shape}")
-        if any(isinstance(f, np.ma.MaskedArray) for f in x):
-            unmasked(np.ma.stack(x), name)
-        return native(np.stack(x)), _same
-    if isinstance(x, (list, tuple)) and not x:
-        raise InputError(f"{name} is an empty {type(x).__name__}: give at least one frame")
-    if isinstance(x, (list, tuple)):  # (was: "... or a list of NumPy frames; got list")
-        item = next(f for f in x if not isinstance(f, np.ndarray))
-        kind = f"{type(item).__module__}.{type(item).__name__}"
-        instead = ("stack them into one array or tensor (torch.stack(frames))"
-                   if hasattr(item, "__dlpack__") else
-                   f"give an array of metres (np.asarray({name}, np.float32))"
-                   if name.startswith("depth") else  # (was: told to make metres uint8)
-                   "give an array of a pixel type (np.asarray(frames, np.uint8))")
-        raise InputTypeError(f"{name} is a {type(x).__name__} holding {kind}; a list takes "
-                             f"NumPy frames: {instead}")
+    if isinstance(x, (list, tuple)):
+        return _listed(x, name)
     view = _buffer(x)
     if view is not None:  # a memoryview, ...: its shape and format (was refused)
         return native(view), _same
@@ -112,6 +92,58 @@ def to_numpy(x: Any, name: str) -> tuple[np.ndarray, Callable[[np.ndarray], Any]
         f"{name} must be a NumPy array, an object with __dlpack__ (torch, JAX, CuPy) or the "
         f"buffer protocol (memoryview), or {listed}; got {type(x).__module__}."
         f"{type(x).__name__}{stream}")
+
+
+def _listed(x: list | tuple, name: str) -> tuple[np.ndarray, Callable[[np.ndarray], Any]]:
+    """A list of frames (NumPy arrays), or for depth nested lists of numbers, read as
+    velocity's are (:func:`real_numbers`; was refused; frames' numbers need their pixel
+    dtype, which no list has)."""
+    if not x:
+        raise InputError(f"{name} is an empty {type(x).__name__}: give at least one frame")
+    depth = name.startswith("depth")
+    if all(isinstance(f, np.ndarray) for f in x):
+        return _stacked(list(x), name), _same
+    numbers = real_numbers(x) if depth else None
+    if numbers is not None:
+        return numbers, _same
+    item = next(f for f in x if not isinstance(f, np.ndarray))
+    instead = ("stack them into one array or tensor (torch.stack(frames))"
+               if hasattr(item, "__dlpack__") else
+               "give an array of metres (np.asarray(depth, np.float32))" if depth else
+               "give an array of a pixel type (np.asarray(frames, np.uint8))")
+    raise InputTypeError(f"{name} is a {type(x).__name__} holding {_kind(item)}; a list takes "
+                         f"{'depth frames or rows of metres' if depth else 'NumPy frames'}: {instead}")
+
+
+def _stacked(arrs: list[np.ndarray], name: str) -> np.ndarray:
+    """Frames of a list as one array, in this machine's byte order (a '>u2' frame beside
+    uint16 ones: their values; was refused); else one line naming the first that differs."""
+    kinds = [(f.shape, f.dtype.newbyteorder("=")) for f in arrs]
+    if len(set(kinds)) > 1:
+        bad = next(i for i, k in enumerate(kinds) if k != kinds[0])
+        raise InputError(f"{name}: all frames of a list must share shape and dtype; frame 0 "
+                         f"is {arrs[0].dtype} {arrs[0].shape}, frame {bad} is {arrs[bad].dtype} "
+                         f"{arrs[bad].shape}")
+    if any(isinstance(f, np.ma.MaskedArray) for f in arrs):
+        unmasked(np.ma.stack(arrs), name)
+    return native(np.stack(arrs))
+
+
+def real_numbers(value: Any) -> np.ndarray | None:
+    """``value`` as NumPy reads it where that is real numbers (Fractions and Decimals as
+    float64), else None (strings, None, bools' object arrays, complex, a ragged list)."""
+    try:
+        arr = np.asarray(value)
+        if arr.dtype.kind == "O" and all(isinstance(v, (numbers.Real, Decimal))
+                                         and not isinstance(v, bool) for v in arr.ravel()):
+            arr = arr.astype(np.float64)
+    except (TypeError, ValueError):
+        return None
+    return arr if arr.dtype.kind in "iuf" else None
+
+
+def _kind(x: Any) -> str:
+    return f"{type(x).__module__}.{type(x).__name__}"
 
 
 def _buffer(x: Any) -> np.ndarray | None:

@@ -7,13 +7,12 @@ import math
 import numbers
 import warnings
 from collections.abc import Iterable
-from decimal import Decimal
 from typing import Any
 
 import numpy as np
 
 from hfrender.errors import InputError, InputTypeError, shown
-from hfrender.interop import unmasked
+from hfrender.interop import real_numbers, unmasked
 from hfrender.optics import MIN_BLUR_PX, Lens, scalar  # noqa: F401 (validate.scalar)
 
 UNLIKELY_METRES = 1000.0  # integer depth read as metres this far away: millimetres, likely
@@ -160,14 +159,8 @@ def real_array(value: object, name: str = "value") -> np.ndarray | None:
     as ``name`` (:func:`grad_free`)."""
     grad_free(value, name)
     unmasked(value, name)
-    try:
-        arr = np.asarray(value)
-        if arr.dtype.kind == "O" and all(isinstance(x, (numbers.Real, Decimal))
-                                         and not isinstance(x, bool) for x in arr.ravel()):
-            arr = arr.astype(np.float64)
-    except (TypeError, ValueError):
-        return None
-    return arr.astype(np.float64, copy=False) if arr.dtype.kind in "iuf" else None
+    arr = real_numbers(value)  # (depth's nested lists read alike: interop's)
+    return None if arr is None else arr.astype(np.float64, copy=False)
 
 
 def grad_free(value: object, name: str) -> None:

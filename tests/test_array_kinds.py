@@ -69,3 +69,25 @@ def test_a_buffer_is_read_as_numpy_reads_it_and_each_argument_says_its_own_kinds
         "depth must be a NumPy array, an object with __dlpack__ (torch, JAX, CuPy) or the "
         "buffer protocol (memoryview), or a list of (H, W) depth frames or of rows of "
         "metres; got builtins.int")
+
+
+def test_nested_lists_of_numbers_are_read_alike_for_depth_and_velocity(rng):
+    """Was: vector_blur took velocity.tolist() and refused depth.tolist()."""
+    frame, depth = clip(rng, 1)[0], metres(rng, 1)[0]
+    velocity = rng.uniform(-3, 3, (H, W, 2)).astype(np.float32)
+    want = hf.vector_blur(frame, velocity, depth)
+    np.testing.assert_array_equal(hf.vector_blur(frame, velocity.tolist(), depth.tolist()),
+                                  want)
+    frames, depths = clip(rng), metres(rng)
+    np.testing.assert_array_equal(
+        dof(frames, depths.tolist(), focus_distance=2.0, f_stop=2.0),
+        dof(frames, depths, focus_distance=2.0, f_stop=2.0))
+    with pytest.raises(InputTypeError) as info:  # numbers, as velocity's line says it
+        hf.vector_blur(frame, velocity, [["near", "far"]])
+    assert str(info.value) == ("depth is a list holding builtins.list; a list takes depth "
+                               "frames or rows of metres: give an array of metres "
+                               "(np.asarray(depth, np.float32))")
+    with pytest.raises(InputTypeError, match=r"^frames is a list holding builtins\.list; a "
+                       r"list takes NumPy frames: give an array of a pixel type \(np\.asarray\("
+                       r"frames, np\.uint8\)\)$"):  # (frames' numbers need their dtype)
+        hf.motion_blur(frames.tolist(), 2)
