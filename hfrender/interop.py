@@ -95,24 +95,34 @@ def to_numpy(x: Any, name: str) -> tuple[np.ndarray, Callable[[np.ndarray], Any]
 
 
 def _listed(x: list | tuple, name: str) -> tuple[np.ndarray, Callable[[np.ndarray], Any]]:
-    """A list of frames (NumPy arrays), or for depth nested lists of numbers, read as
-    velocity's are (:func:`real_numbers`; was refused; frames' numbers need their pixel
-    dtype, which no list has)."""
+    """A list of frames (NumPy arrays, or host arrays of one other library: torch tensors,
+    each read as one is, the result of their library; was refused with a torch.stack
+    hint), or for depth nested lists of numbers, read as velocity's are
+    (:func:`real_numbers`; frames' numbers need their pixel dtype, which no list has)."""
     if not x:
         raise InputError(f"{name} is an empty {type(x).__name__}: give at least one frame")
     depth = name.startswith("depth")
     if all(isinstance(f, np.ndarray) for f in x):
         return _stacked(list(x), name), _same
+    if all(isinstance(f, np.ndarray) or hasattr(f, "__dlpack__") for f in x):
+        kinds = list(dict.fromkeys(_kind(f) for f in x))
+        if len(kinds) > 1:  # (the result's kind would be a guess)
+            raise InputTypeError(f"{name} is a list of {' and '.join(kinds[:2])}; give frames "
+                                 "of one kind (the result is of their kind)")
+        if is_device_array(x[0]):
+            raise InputTypeError(f"{name} is a list of GPU arrays ({kinds[0]}); stack them into "
+                                 f"one ({kinds[0].split('.')[0]}.stack({name})) to blend them "
+                                 "on the GPU")
+        arrs = [to_numpy(f, f"{name}[{i}]")[0] for i, f in enumerate(x)]
+        return _stacked(arrs, name), _converter_for(x[0])
     numbers = real_numbers(x) if depth else None
     if numbers is not None:
         return numbers, _same
-    item = next(f for f in x if not isinstance(f, np.ndarray))
-    instead = ("stack them into one array or tensor (torch.stack(frames))"
-               if hasattr(item, "__dlpack__") else
-               "give an array of metres (np.asarray(depth, np.float32))" if depth else
+    item = next(f for f in x if not (isinstance(f, np.ndarray) or hasattr(f, "__dlpack__")))
+    instead = ("give an array of metres (np.asarray(depth, np.float32))" if depth else
                "give an array of a pixel type (np.asarray(frames, np.uint8))")
     raise InputTypeError(f"{name} is a {type(x).__name__} holding {_kind(item)}; a list takes "
-                         f"{'depth frames or rows of metres' if depth else 'NumPy frames'}: {instead}")
+                         f"{'depth frames or rows of metres' if depth else 'frames'}: {instead}")
 
 
 def _stacked(arrs: list[np.ndarray], name: str) -> np.ndarray:

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 import hfrender as hf
-from hfrender.errors import InputTypeError
+from hfrender.errors import InputError, InputTypeError
 
 torch = pytest.importorskip("torch")
 
@@ -88,6 +88,28 @@ def test_nested_lists_of_numbers_are_read_alike_for_depth_and_velocity(rng):
                                "frames or rows of metres: give an array of metres "
                                "(np.asarray(depth, np.float32))")
     with pytest.raises(InputTypeError, match=r"^frames is a list holding builtins\.list; a "
-                       r"list takes NumPy frames: give an array of a pixel type \(np\.asarray\("
+                       r"list takes frames: give an array of a pixel type \(np\.asarray\("
                        r"frames, np\.uint8\)\)$"):  # (frames' numbers need their dtype)
         hf.motion_blur(frames.tolist(), 2)
+
+
+def test_a_list_of_tensors_is_frames_and_gives_a_tensor(rng):
+    """Was: "frames is a list holding torch.Tensor; ... torch.stack(frames)"."""
+    frames, depth = clip(rng), metres(rng)
+    got = hf.motion_blur([torch.from_numpy(f) for f in frames], 2)
+    assert isinstance(got, torch.Tensor) and got.dtype == torch.uint8
+    np.testing.assert_array_equal(got.numpy(), hf.motion_blur(frames, 2))
+    got = dof([torch.from_numpy(f) for f in frames], [torch.from_numpy(d) for d in depth],
+              focus_distance=2.0, f_stop=2.0)
+    assert isinstance(got, torch.Tensor)
+    np.testing.assert_array_equal(got.numpy(), dof(frames, depth, focus_distance=2.0,
+                                                   f_stop=2.0))
+    with pytest.raises(InputTypeError) as info:
+        hf.motion_blur([frames[0], torch.from_numpy(frames[1])], 2)
+    assert str(info.value) == ("frames is a list of numpy.ndarray and torch.Tensor; give "
+                               "frames of one kind (the result is of their kind)")
+    with pytest.raises(InputError) as info:
+        hf.motion_blur([torch.from_numpy(frames[0]), torch.zeros((H, W, 4), dtype=torch.uint8)],
+                       2)
+    assert str(info.value) == ("frames: all frames of a list must share shape and dtype; "
+                               "frame 0 is uint8 (6, 5, 3), frame 1 is uint8 (6, 5, 4)")

@@ -334,12 +334,15 @@ def test_a_list_of_what_is_not_a_numpy_frame_says_what_it_holds_and_what_to_give
             raise BufferError("not used")
 
     frames = np.zeros((4, 2, 2, 3), np.uint8)
-    with pytest.raises(InputTypeError, match=r"^frames is a list holding test_validation\."
-                       r"Tensor; a list takes NumPy frames: stack them into one array or "
-                       r"tensor \(torch\.stack\(frames\)\)$"):
+    with pytest.raises(InputTypeError, match=r"^frames is a list of numpy\.ndarray and "
+                       r"test_validation\.Tensor; give frames of one kind \(the result is of "
+                       r"their kind\)$"):  # (a list of tensors alone is frames: test_array_kinds)
         hf.motion_blur([frames[0], Tensor()], window=2)
+    with pytest.raises(InputTypeError, match=r"^frames\[0\] \(test_validation\.Tensor\) "
+                       r"cannot be read through DLPack: not used$"):
+        hf.motion_blur([Tensor(), Tensor()], window=2)
     with pytest.raises(InputTypeError, match=r"^frames is a list holding builtins\.list; a "
-                       r"list takes NumPy frames: give an array of a pixel type"):
+                       r"list takes frames: give an array of a pixel type"):
         hf.motion_blur(frames.tolist(), window=2)
 
 
