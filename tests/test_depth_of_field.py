@@ -500,13 +500,26 @@ def test_a_focus_pull_gives_each_frame_its_own_focus(method):
         hf.depth_of_field(frames[1], depth[1], focus_distance=[2.0], **lens), each[1])
 
 
-def test_a_depth_given_as_nested_lists_is_told_to_be_float_metres():
+def test_a_depth_given_as_nested_lists_is_its_metres_unrounded(rng):
     """It was told "np.asarray(frames, np.uint8)", which would round metres to whole ones
-    (a DoF trial)."""
-    img, depth = np.zeros((8, 8, 3), np.float32), np.full((8, 8), 2.0, np.float32)
-    with pytest.raises(hf.InputTypeError, match=r"give an array of metres "
-                                                r"\(np.asarray\(depth, np.float32\)\)$"):
-        hf.depth_of_field(img, depth.tolist(), focus_distance=2.0, f_stop=2.0)
+    (a DoF trial); then refused, told np.asarray(depth, np.float32), where velocity's nested
+    lists were taken (an array sweep): now read as np.asarray reads it, its metres as they
+    are, and an integer list's millimetres warned of as an array's are."""
+    import warnings
+
+    img = rng.random((8, 8, 3), dtype=np.float32)
+    depth = rng.uniform(1.2, 1.8, (8, 8)).astype(np.float32)  # (rounded: all 1 or 2 m)
+    lens = dict(focus_distance=1.5, f_stop=1.4, focal_length_mm=200, sensor_width_mm=3.6)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        want = hf.depth_of_field(img, depth, **lens)
+        assert np.abs(want - hf.depth_of_field(img, np.round(depth), **lens)).max() > 0.01
+        np.testing.assert_array_equal(
+            hf.depth_of_field(img, depth.tolist(), **lens), want)
+    mm = (depth * 1000).astype(int)
+    with pytest.warns(UserWarning, match=rf"^depth is int64 with values up to {mm.max()}, "
+                                         r"read as metres: if these are millimetres"):
+        hf.depth_of_field(img, mm.tolist(), **lens)
 
 
 def test_a_focus_list_names_its_bad_item_and_a_frame_of_other_units_is_warned_of(rng):
