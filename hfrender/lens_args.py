@@ -25,6 +25,30 @@ from hfrender.disparity import (
 from hfrender.errors import KEYWORD, InputError, InputTypeError, Spelling, about, shown
 from hfrender.optics import Lens, check_blades, check_focal_length
 
+# depth_of_field's keywords of one number for every frame (focus_distance: one per frame)
+ONE_NUMBER = ("f_stop", "focal_length_mm", "sensor_width_mm", "max_coc_px", "aperture_blades",
+              "focus_disparity", "max_blur")
+
+
+def one_numbers(o: dict) -> dict:
+    """``depth_of_field``'s keywords ``o`` of one number each (:data:`ONE_NUMBER`), a
+    one-element array or tensor (NumPy code's ``np.array([1.4])``) as its number, as
+    ``focus_distance=np.array([2.0])`` is one distance for every frame (was: "f_stop=
+    array([1.4]) must be a finite number > 0"); one of more values one line."""
+    out = {}
+    for name in ONE_NUMBER:
+        value, shape = o[name], getattr(o[name], "shape", None)
+        if shape is not None and len(shape) > 0 and hasattr(value, "reshape"):
+            size = math.prod(shape)
+            if size != 1:
+                pull = "" if name in ("focus_disparity", "max_blur") else \
+                    " (a focus pull is focus_distance's, one per frame)"
+                raise InputError(f"{name}={shown(value)} holds {size} values; give one "
+                                 f"number: it serves every frame{pull}")
+            value = validate.scalar(value.reshape(()))
+        out[name] = value
+    return out
+
 
 def focus_pixel(value: Any, spell: Spelling = KEYWORD) -> tuple[int, int]:
     """A focus pixel, ``(x, y)`` (a tuple, or an array or tensor of two integers) or the text

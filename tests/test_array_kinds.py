@@ -113,3 +113,23 @@ def test_a_list_of_tensors_is_frames_and_gives_a_tensor(rng):
                        2)
     assert str(info.value) == ("frames: all frames of a list must share shape and dtype; "
                                "frame 0 is uint8 (6, 5, 3), frame 1 is uint8 (6, 5, 4)")
+
+
+def test_a_one_element_array_is_its_number_for_one_value_keywords(rng):
+    """Was: f_stop=np.array([1.4]) and focus_disparity=np.array([0.5]) refused as "not a
+    number", where focus_distance=np.array([2.0]) is one distance for every frame."""
+    frames, depth = clip(rng), metres(rng)
+    np.testing.assert_array_equal(
+        dof(frames, depth, focus_distance=2.0, f_stop=np.array([1.4]),
+            focal_length_mm=torch.tensor([50.0])),
+        dof(frames, depth, focus_distance=2.0, f_stop=1.4))
+    disparity = 1.0 / depth
+    np.testing.assert_array_equal(
+        dof(frames, disparity, depth_kind="disparity", focus_disparity=np.array([0.5]),
+            max_blur=np.array([6.0])),
+        dof(frames, disparity, depth_kind="disparity", focus_disparity=0.5, max_blur=6.0))
+    with pytest.raises(InputError) as info:
+        dof(frames, depth, focus_distance=2.0, f_stop=np.array([1.4, 2.8]))
+    assert str(info.value) == ("f_stop=array([1.4, 2.8]) holds 2 values; give one number: it "
+                               "serves every frame (a focus pull is focus_distance's, one per "
+                               "frame)")
