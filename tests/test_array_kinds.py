@@ -133,3 +133,24 @@ def test_a_one_element_array_is_its_number_for_one_value_keywords(rng):
     assert str(info.value) == ("f_stop=array([1.4, 2.8]) holds 2 values; give one number: it "
                                "serves every frame (a focus pull is focus_distance's, one per "
                                "frame)")
+
+
+def test_a_pushed_depth_is_checked_at_push_as_fuse_checks_it(rng):
+    """Was: a NaN, or a depth of strings, found at fuse (or NumPy's bare ValueError)."""
+    pool = hf.HyperFramePool((H, W, 3), np.uint8, capacity=4, depth=True)
+    builder = hf.HyperFrameBuilder(pool, first_index=10)
+    frames, depth = clip(rng), metres(rng)
+    depth[2, 3, 1] = np.nan
+    builder.push(frames[0], 0.0, depth[0])
+    builder.push(frames[1], 0.1, depth[1])
+    with pytest.raises(InputError) as info:
+        builder.push(frames[2], 0.2, depth[2])
+    assert str(info.value) == ("depth frame 12 has a NaN at row 3, column 1; depth must be a "
+                               "distance > 0 (use inf for sky)")
+    with pytest.raises(InputTypeError) as info:
+        builder.push(frames[2], 0.2, np.full((H, W), "far"))
+    assert str(info.value) == ("depth frame 12 has dtype <U3; depth must be numeric (float32 "
+                               "metres)")
+    builder.push(frames[2], 0.2, np.where(np.isnan(depth[2]), 3.0, depth[2]))
+    hyper = builder.push(frames[3], 0.3, depth[3])
+    assert hyper is not None and hyper.depth[2, 3, 1] == np.float32(3.0)

@@ -116,14 +116,14 @@ def test_split_returns_views_and_shares_the_slot(rng):
     b = hf.HyperFrameBuilder(pool, halo=0)
     for j in range(10):
         out = b.push(rng.integers(0, 256, (6, 5, 3), dtype=np.uint8), t=j / 30,
-                     depth=np.full((6, 5), j, np.float32))
+                     depth=np.full((6, 5), j + 1, np.float32))  # (metres > 0)
     hf_ = out
     assert hf_.frame_count == 10 and hf_.size_bytes == 10 * (6 * 5 * 3 + 6 * 5 * 4)
     assert hf_.status is Status.PENDING and hf_.retry_count == 0 and hf_.created_at > 0
     a, c = hf_.split(4, halo=2)
     assert np.shares_memory(a.frames, hf_.frames) and np.shares_memory(c.frames, hf_.frames)
     assert a.frame_count == 4 and c.frame_count == 8 and c.halo == 2 and c.first_index == 2
-    assert c.depth[0, 0, 0] == 2 and np.allclose(c.timestamps, np.arange(2, 10) / 30)
+    assert c.depth[0, 0, 0] == 3 and np.allclose(c.timestamps, np.arange(2, 10) / 30)
     free = pool.free_count
     a.release()
     assert pool.free_count == free  # c still holds the slot

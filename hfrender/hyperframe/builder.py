@@ -234,7 +234,9 @@ class HyperFrameBuilder:
 
     def push(self, frame: np.ndarray, t: float, depth: np.ndarray | None = None,
              lens: Any = None) -> HyperFrame | None:
-        """Copy ``frame`` (and ``depth``) into the pool; a hyperframe when a slot fills."""
+        """Copy ``frame`` (and ``depth``) into the pool; a hyperframe when a slot fills. A
+        depth is checked as :func:`hfrender.fuse` checks it, named by the frame's index
+        (``depth frame 12 has a NaN at row 3, column 1; ...``)."""
         frame = np.asarray(frame)
         pool = self.pool
         if frame.shape != pool.frame_shape or frame.dtype.newbyteorder("=") != pool.dtype:
@@ -248,6 +250,9 @@ class HyperFrameBuilder:
         if depth is not None and np.shape(depth) != pool.frame_shape[:2]:
             raise InputError(f"depth has shape {np.shape(depth)}; expected "
                              f"{pool.frame_shape[:2]}")
+        if depth is not None:  # fuse's line, at push (was: found at fuse, or NumPy's bare
+            depth = validate.depth(np.asarray(depth), pool.frame_shape,  # ValueError)
+                                   f"depth frame {self.frames_pushed}")
         if pool.has_velocity:
             raise InputError("push() takes no velocity: fill it through reserve()")
         if not (isinstance(t, numbers.Real) and math.isfinite(t)):
