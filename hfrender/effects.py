@@ -173,8 +173,7 @@ def depth_of_field(frames: Any, depth: Any, *, focus_distance: float | None = No
         focused at its own depth there (fx's --focus-pixel). Over 1.5x nearer than all of a
         frame's depth, or farther than all of one with no sky, is warned of (no pixel in
         focus: other units, most likely; not a depth of one plane: a plate, or sky).
-    f_stop : f-number (> 0); lower is blurrier. This and the other keywords of one number
-        take a 0-d or one-element array or tensor as its number (more values: one line).
+    f_stop : f-number (> 0); lower is blurrier (as every one-number keyword: or one in an array).
     focal_length_mm, sensor_width_mm : the camera (Blender's 50 and 36).
     max_coc_px : cap on the circle of confusion's diameter in pixels (bounds the cost).
     aperture_blades : 0: round bokeh; 3 to 64: a polygon of blades (:class:`hfrender.optics.Lens`).
@@ -196,8 +195,7 @@ def depth_of_field(frames: Any, depth: Any, *, focus_distance: float | None = No
     the borders). Depth-aware: an in-focus foreground stays sharp over a blurred background,
     and a defocused foreground spreads over a sharp background.
     """
-    o = dict(locals())  # the keywords, as given (a one-element array of one: its number)
-    o.update(one_numbers(o))
+    o = one_numbers(dict(locals()))  # the keywords, as given (np.array([1.4]): 1.4)
     arr, back, on_device = to_array(frames, "frames")
     validate.frames(arr, allow_single=True)
     single = arr.ndim == 3

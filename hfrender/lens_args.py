@@ -31,7 +31,7 @@ ONE_NUMBER = ("f_stop", "focal_length_mm", "sensor_width_mm", "max_coc_px", "ape
 
 
 def one_numbers(o: dict) -> dict:
-    """``depth_of_field``'s keywords ``o`` of one number each (:data:`ONE_NUMBER`), a
+    """``depth_of_field``'s keywords ``o``, those of one number each (:data:`ONE_NUMBER`) a
     one-element array or tensor (NumPy code's ``np.array([1.4])``) as its number, as
     ``focus_distance=np.array([2.0])`` is one distance for every frame (was: "f_stop=
     array([1.4]) must be a finite number > 0"); one of more values one line."""
@@ -47,7 +47,7 @@ def one_numbers(o: dict) -> dict:
                                  f"number: it serves every frame{pull}")
             value = validate.scalar(value.reshape(()))
         out[name] = value
-    return out
+    return {**o, **out}
 
 
 def focus_pixel(value: Any, spell: Spelling = KEYWORD) -> tuple[int, int]:
