@@ -608,19 +608,20 @@ def test_a_sky_of_float32_max_scaled_past_it_is_sky_without_a_numpy_warning(tmp_
 def test_a_depth_folder_is_its_16_bit_frames_not_the_jpeg_previews_beside_them(tmp_path, rng):
     """fx reads a folder of JPEG or TIFF footage now; the depth pass's folder went the same
     way (a review): one of 16-bit PNGs with a JPEG preview each was refused as two
-    sequences, and a folder of 8-bit JPEGs was taken for depth. Depth stays PNG and EXR."""
+    sequences (fx's look at its inputs, then the pass's own), and a folder of 8-bit JPEGs
+    was taken for depth. Depth stays PNG and EXR, through fx as through open_depth."""
     import imageio.v3 as iio
 
-    z = rng.integers(1000, 60000, (3, 8, 16), dtype=np.uint16)
+    seq, depth = scene(tmp_path, rng)
     folder = tmp_path / "z"
     folder.mkdir()
-    for i in range(3):
-        (folder / f"z.{i:04d}.png").write_bytes(encode_png16(np.stack([z[i]] * 3, axis=-1)))
+    for i, d in enumerate(depth):
+        mm = np.rint(d * 1000).astype(np.uint16)
+        (folder / f"z.{i:04d}.png").write_bytes(encode_png16(np.stack([mm] * 3, axis=-1)))
         iio.imwrite(folder / f"z.{i:04d}.jpg", np.full((8, 16, 3), 9 * i, np.uint8))
-    depth = open_depth(str(folder))
-    assert depth.count == 3
-    assert [f.tobytes() for f in depth.frames] == [f.tobytes() for f in
-                                                   open_depth(str(folder / "z.%04d.png")).frames]
+    assert main(["fx", str(seq), "-o", str(tmp_path / "got" / "%02d.png"), "--depth",
+                 str(folder), "--depth-scale", "0.001", *LENS]) == 0
+    np.testing.assert_array_equal(outputs(tmp_path / "got"), outputs(tmp_path / "want"))
     jpegs = tmp_path / "j"
     jpegs.mkdir()
     for f in folder.glob("*.jpg"):
@@ -641,3 +642,24 @@ def test_a_vectors_folder_is_its_exr_frames_not_the_previews_beside_them(tmp_pat
         for kind in ("exr", "png", "jpg"):
             (tmp_path / f"v.{i:04d}.{kind}").write_bytes(b"x")
     assert VectorPass(str(tmp_path)).files == [tmp_path / f"v.{i:04d}.exr" for i in range(3)]
+
+
+def test_a_depth_folder_with_previews_is_known_by_its_frames_in_a_batch(tmp_path):
+    """A batch (and a resumed fx) knows a depth pass by its frames' names, sizes and times;
+    a folder with JPEG previews beside its PNGs was known by its name alone (its listing
+    refused, the refusal passed over), so a pass made again went unseen."""
+    import os
+
+    from hfrender.engine.batch_paths import input_identity
+    from hfrender.io.sequence_files import DEPTH_KINDS
+
+    folder = tmp_path / "z"
+    folder.mkdir()
+    for i in range(2):
+        for kind in ("png", "jpg"):
+            (folder / f"z.{i:04d}.{kind}").write_bytes(b"x" * (i + 1))
+    before = input_identity(folder, DEPTH_KINDS)
+    assert before != str(folder) and len(before) == 64
+    (folder / "z.0001.png").write_bytes(b"yyy")  # the pass made again
+    os.utime(folder / "z.0001.png", (1, 1))
+    assert input_identity(folder, DEPTH_KINDS) not in (before, str(folder))

@@ -94,6 +94,25 @@ def test_a_square_moving_up_right_streaks_up_right(tmp_path, planes):
     assert out[18, 36] > 0.23 and out[18, 27] == pytest.approx(0.2)  # up-right, not up-left
 
 
+def test_a_vectors_folder_with_previews_is_read_as_its_exr_frames(tmp_path):
+    """``--vectors FOLDER`` whose EXRs have a PNG and a JPEG preview beside them: fx's look
+    at its inputs refused the folder as three sequences (a review: only the pass itself
+    was taught that vectors are EXR); now the run is the EXR file's own."""
+    import imageio.v3 as iio
+
+    src = square_exr(tmp_path, "in.exr", {"forward.u": 7.0, "forward.v": 7.0})
+    (tmp_path / "v").mkdir()
+    square_exr(tmp_path / "v", "v.0001.exr", {"forward.u": 7.0, "forward.v": 7.0})
+    for kind in ("png", "jpg"):
+        iio.imwrite(tmp_path / "v" / f"v.0001.{kind}", np.zeros((12, 16, 3), np.uint8))
+    for vectors, out in ((tmp_path / "v", "o"), (src, "want")):
+        assert main(["fx", str(src), "--vectors", str(vectors), "-o",
+                     str(tmp_path / out / "%04d.exr"), "-q"]) == 0
+    np.testing.assert_array_equal(read_exr(tmp_path / "o" / "0000.exr"),
+                                  read_exr(tmp_path / "want" / "0000.exr"))
+    assert read_exr(tmp_path / "o" / "0000.exr")[18, 36, 0] > 0.23  # streaked up-right
+
+
 def test_max_length_clamps_the_vectors_as_the_library(tmp_path):
     """fx --vectors --max-length 3: the square's 7,7 px vectors (9.9 px) cut to 3 px, the
     frame hf.vector_blur(max_length=3) makes (was: no such flag); unclamped, another."""

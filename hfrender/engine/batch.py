@@ -66,6 +66,7 @@ from hfrender.errors import (
 )
 from hfrender.frame_range import parse_frames, start_of
 from hfrender.io.outputs import sequence_name
+from hfrender.io.sequence_files import DEPTH_KINDS, VECTOR_KINDS
 from hfrender.io.sequence_names import home_path
 from hfrender.scene.scene_file import check_scene_file
 from hfrender.scene.sources import scene_modules
@@ -166,11 +167,11 @@ class BatchJob:
         tuning = set(NOT_IN_OUTPUT) - {"granularity"} if self.kind == "render" else {"workers"}
         options = {k: v for k, v in self.options.items() if k not in READS and k not in tuning}
         fields = {"kind": self.kind, "options": options, "source": ident,
-                  "depth": input_identity(Path(depth)) if depth else None,
+                  "depth": input_identity(Path(depth), DEPTH_KINDS) if depth else None,
                   "scene_class": self.scene_class, "hfrender": hfrender.__version__}
-        for key in ("vectors", "audio"):  # its motion vectors, its sound, as they are now
-            if self.options.get(key):  # (a changed one: made again)
-                fields[key] = input_identity(Path(self.options[key]))
+        for key, kinds in (("vectors", VECTOR_KINDS), ("audio", None)):  # its motion
+            if self.options.get(key):  # vectors, its sound, as they are now (a changed one:
+                fields[key] = input_identity(Path(self.options[key]), kinds)  # made again)
         modules = scene_modules(self.source) if self.kind == "render" else {}
         if modules:  # the scene's own modules it imports (a changed common.py counts)
             fields["modules"] = modules

@@ -211,17 +211,17 @@ def _a_summary(path: Path) -> bool:
         isinstance(r, dict) and {"name", "status"} <= r.keys() for r in data)
 
 
-def input_identity(path: Path) -> Any:
+def input_identity(path: Path, kinds: tuple[str, ...] | None = None) -> Any:
     """What identifies an fx job's input (or depth pass) as it is now: a file's size and
-    time, each frame's of a sequence (a folder or a %d pattern); its name where it is
-    neither (not there yet)."""
+    time, each frame's of a sequence (a folder of ``kinds``, footage's unless told, or a %d
+    pattern); its name where it is neither (not there yet)."""
     from hfrender.engine.fx_output import file_identity
-    from hfrender.io.sequence_files import sequence_files
+    from hfrender.io.sequence_files import FOLDER_KINDS, sequence_files
 
     if path.is_file():
         return file_identity(str(path))
     try:
-        files = sequence_files(str(path))
+        files = sequence_files(str(path), kinds or FOLDER_KINDS)
     except HFRenderError:  # a gap, or no frame of the pattern
         files = None
     if not files:

@@ -60,7 +60,7 @@ from hfrender.io.footage import (
 from hfrender.io.input_clash import check_not_input
 from hfrender.io.picture_output import check_one_picture
 from hfrender.io.pixels import ALPHA, FLOAT, raw_dtype
-from hfrender.io.sequence_files import sequence_files
+from hfrender.io.sequence_files import DEPTH_KINDS, FOLDER_KINDS, VECTOR_KINDS, sequence_files
 from hfrender.io.vector_pass import VectorPass
 from hfrender.io.work_names import check_work_names
 from hfrender.io.writers import check_output, ffmpeg_encoders, raw_frame_shape
@@ -188,10 +188,11 @@ class FxJob:
         """The output must not replace an input of this run, and must be writable: both
         said before anything is read."""
         inputs = []
-        for what, path in (("input", self.source), ("depth input", self.s.depth),
-                           ("vectors input", self.s.vectors)):
+        for what, path, kinds in (("input", self.source, FOLDER_KINDS),
+                                  ("depth input", self.s.depth, DEPTH_KINDS),
+                                  ("vectors input", self.s.vectors, VECTOR_KINDS)):
             if path is not None:
-                files = sequence_files(path) if not Path(path).is_file() else [Path(path)]
+                files = sequence_files(path, kinds) if not Path(path).is_file() else [Path(path)]
                 inputs.append((what, files or []))
         check_not_input(self.output, inputs)
         outputs.check_writable(self.output)

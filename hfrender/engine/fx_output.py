@@ -162,11 +162,12 @@ class FxOutput:
         """What the output depends on: a resumed run must match all of it (a sequence's
         input or depth pass by each of its frames)."""
         from hfrender.engine.batch_paths import input_identity
+        from hfrender.io.sequence_files import DEPTH_KINDS
 
         s = self.s
         fields = {**s.output_settings(), **effective(self.output, s.codec, self.encoding)}
         fields.update(backend=self.backend, input=input_identity(Path(self.source)),
-                      depth=input_identity(Path(s.depth)) if s.depth else None,
+                      depth=input_identity(Path(s.depth), DEPTH_KINDS) if s.depth else None,
                       codec=check_output(self.output, self.footage.size, s.codec,
                                          pix_fmt=s.pix_fmt),
                       input_pix_fmt=self.footage.pix_fmt, total_frames=self.stats.total,

@@ -21,7 +21,7 @@ from hfrender.io.depth_pass import DepthPass, Scale, _metres, _sequence, open_de
 from hfrender.io.depth_scale import resized
 from hfrender.io.depth_scan import scan
 from hfrender.io.probe import FootageError
-from hfrender.io.sequence_files import sequence_start
+from hfrender.io.sequence_files import DEPTH_KINDS, sequence_start
 from hfrender.optics import Lens
 
 log = logging.getLogger("hfrender.io.depth_pass")  # (said as the depth pass's own)
@@ -35,7 +35,7 @@ def _by_number(depth: DepthPass, scale: Scale, zero_is_sky: bool, first: int | N
     altogether (frames 0.. beside depth 1001..) pair by place, said in a warning."""
     if depth.files is None or depth.static or first is None:
         return depth
-    start = sequence_start(depth.path)
+    start = sequence_start(depth.path, DEPTH_KINDS)
     if start == first and depth.count <= count:  # (more frames: cut to the footage's below)
         return depth
     skip, end = first - start, start + depth.count - 1

@@ -19,7 +19,7 @@ import numpy as np
 from hfrender import validate
 from hfrender.disparity import Disparity, inverse
 from hfrender.errors import InputError
-from hfrender.io.depth_paths import DEPTH_KINDS, no_depth, say_channel, say_one_of_many
+from hfrender.io.depth_paths import no_depth, say_channel, say_one_of_many
 from hfrender.io.images import (
     imageio_v3,
     png_colour,
@@ -28,7 +28,7 @@ from hfrender.io.images import (
     unreadable,
 )
 from hfrender.io.probe import FootageError
-from hfrender.io.sequence_files import sequence_files
+from hfrender.io.sequence_files import DEPTH_KINDS, sequence_files
 
 # times a factor, or (near, far): a normalised pass's; or a disparity map's inverse
 Scale = float | tuple[float, float] | Disparity

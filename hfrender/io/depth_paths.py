@@ -11,7 +11,7 @@ from pathlib import Path
 from hfrender.errors import about
 from hfrender.io.images import DEPTH_CHANNELS, exr_depth_channel
 from hfrender.io.probe import FootageError
-from hfrender.io.sequence_files import VIDEO_FILES
+from hfrender.io.sequence_files import DEPTH_KINDS, VIDEO_FILES
 
 log = logging.getLogger("hfrender.io.depth_pass")  # (said as the depth pass's own)
 
@@ -30,8 +30,6 @@ def say_one_of_many(path: str, p: Path) -> None:
         log.warning("depth %s is one frame of a sequence (%s holds %d like it): every frame "
                     "takes it; for each its own, give %s", path, p.parent, n, pattern)
 
-
-DEPTH_KINDS = (".png", ".exr")
 
 
 def no_depth(path: str) -> FootageError:

@@ -169,18 +169,21 @@ def fx_sources(footage: str, depth: str | None, vectors: str | None = None,
                ) -> list[tuple[str, str | None]]:
     """What an fx reads, for :func:`holding` (``names``: how the run names them; its motion
     vectors: were not held, rewritten under a run): a folder of frames as its pattern."""
-    return [(names[0], _as_pattern(footage)), (names[1], depth and _as_pattern(depth)),
-            (names[2], vectors and _as_pattern(vectors))]
+    from hfrender.io.sequence_files import DEPTH_KINDS, FOLDER_KINDS, VECTOR_KINDS
+
+    return [(names[0], _as_pattern(footage, FOLDER_KINDS)),
+            (names[1], depth and _as_pattern(depth, DEPTH_KINDS)),
+            (names[2], vectors and _as_pattern(vectors, VECTOR_KINDS))]
 
 
-def _as_pattern(path: str) -> str:
-    """A folder of one image sequence as its pattern (``fr/`` -> ``fr/%04d.png``: what a
-    render writing it holds; a review), else ``path``."""
+def _as_pattern(path: str, kinds: tuple[str, ...]) -> str:
+    """A folder of one image sequence (of ``kinds``) as its pattern (``fr/`` ->
+    ``fr/%04d.png``: what a render writing it holds; a review), else ``path``."""
     from hfrender.errors import HFRenderError
     from hfrender.io.sequence_files import folder_pattern
 
     try:
-        pattern = folder_pattern(Path(path)) if Path(path).is_dir() else None
+        pattern = folder_pattern(Path(path), kinds) if Path(path).is_dir() else None
     except (OSError, HFRenderError):  # (said by fx itself)
         pattern = None
     return str(Path(path) / pattern) if pattern else path

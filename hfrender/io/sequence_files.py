@@ -14,6 +14,9 @@ VIDEO_FILES = (".mp4", ".mov", ".mkv", ".webm", ".avi", ".m4v", ".mxf", ".ts", "
 # the pictures a folder's sequence is made of, as fx reads them (TIFF, JPEG: through Pillow;
 # was PNG and EXR alone, a folder of JPEGs "no PNG or EXR images in it", its pattern read)
 FOLDER_KINDS = (".png", ".exr", ".tif", ".tiff", ".jpg", ".jpeg")
+# a depth pass's (16-bit PNG, EXR) and motion vectors' (EXR) folders: the JPEG or PNG
+# previews beside their frames are no depth, no vectors
+DEPTH_KINDS, VECTOR_KINDS = (".png", ".exr"), (".exr",)
 
 
 def sequence_files(path: str, kinds: tuple[str, ...] = FOLDER_KINDS) -> list[Path] | None:
@@ -122,12 +125,12 @@ def _as_pattern(key: tuple[str, str], widths: set[int]) -> str:
         else f"{head}%d{tail}"
 
 
-def sequence_start(path: str) -> int:
+def sequence_start(path: str, kinds: tuple[str, ...] = FOLDER_KINDS) -> int:
     """The number of an image sequence's first frame: a pattern's field in its first file
     (``shot.%04d_v2.png``: 1001 of ``shot.1001_v2.png``; a folder's, through its pattern,
-    :func:`folder_pattern`); 0 for a video or a name without one."""
+    :func:`folder_pattern` of ``kinds``); 0 for a video or a name without one."""
     p = Path(path)
-    pattern = folder_pattern(p) if p.is_dir() else None
+    pattern = folder_pattern(p, kinds) if p.is_dir() else None
     if pattern:
         p = p / pattern
     if "%" not in p.name:

@@ -34,7 +34,7 @@ from hfrender.io.images import (
     exr_other_channels,
 )
 from hfrender.io.probe import FootageError
-from hfrender.io.sequence_files import sequence_files
+from hfrender.io.sequence_files import DEPTH_KINDS, VECTOR_KINDS, sequence_files
 
 NUKE = ("forward.u", "forward.v")
 BLENDER = ("Vector.X", "Vector.Y", "Vector.Z", "Vector.W")
@@ -73,7 +73,7 @@ class VectorPass:
 
     def __init__(self, path: str) -> None:
         self.path = path
-        files = [Path(path)] if Path(path).is_file() else sequence_files(path, (".exr",))
+        files = [Path(path)] if Path(path).is_file() else sequence_files(path, VECTOR_KINDS)
         if not files:
             raise FootageError(f"--vectors {path}: no such file or EXR sequence (give the "
                                "frames holding the motion vectors, e.g. frames/%04d.exr)")
@@ -189,17 +189,18 @@ def dropped_channels(frame: str | Path, vectors: str | None,
     reads where its first file is (``fx frames/%04d.exr --depth frames/%04d.exr``: was
     said dropped, the Z just read as the depth)."""
     others = exr_other_channels(frame)
-    read = channels_read(frame) if others and _first_is(vectors, frame) else []
-    if others and _first_is(depth, frame):
+    read = channels_read(frame) if others and _first_is(vectors, frame, VECTOR_KINDS) else []
+    if others and _first_is(depth, frame, DEPTH_KINDS):
         read += _depth_read(frame)
     return [n for n in others if n not in read]
 
 
-def _first_is(pattern: str | None, frame: str | Path) -> bool:
-    """Whether the first file of the sequence (or the one file) ``pattern`` is ``frame``."""
+def _first_is(pattern: str | None, frame: str | Path, kinds: tuple[str, ...]) -> bool:
+    """Whether the first file of the sequence (or the one file) ``pattern`` (a folder: its
+    files of ``kinds``) is ``frame``."""
     if pattern is None:
         return False
-    files = sequence_files(pattern) or [Path(pattern)]
+    files = sequence_files(pattern, kinds) or [Path(pattern)]
     return files[0].resolve() == Path(frame).resolve()
 
 
