@@ -85,3 +85,46 @@ def test_a_helper_edited_between_two_renders_is_read_again(tmp_path):
     make = _make(tmp_path / "shot", (0.5, 0.75))
     assert _run(make, make.parent) == {"frames": [2, 2], "seen": [0.5, 0.75],
                                        "settings_kept": True, "main_kept": True}
+
+
+TWO = """
+import json
+import sys
+from pathlib import Path
+
+from hfrender.scene.loader import load_scene
+
+import common  # the script's own, beside it in a/
+
+here = Path(__file__).resolve().parent
+seen = []
+for folder in ("a", "b", "a"):
+    scene = load_scene(str(here.parent / folder / "scene.py"))
+    scene.setup()
+    seen.append(scene.seen)
+print(json.dumps({"seen": seen, "kept": sys.modules["common"] is common}))
+"""
+
+TWO_SCENE = """
+import hfrender as hf
+import common
+
+
+class S(hf.Scene):
+    def setup(self):
+        import common as later  # (setup's own import: the same module)
+        self.seen = [common.WHERE, later.WHERE]
+"""
+
+
+def test_a_callers_module_does_not_hide_another_scenes_own_of_its_name(tmp_path):
+    """The caller's ``common`` (a/, imported by a/make.py) kept across loads hid the
+    ``common.py`` beside a scene of another folder: b's scene read a's (a review of the
+    change above). Now each scene its own folder's; a's, the caller's, set back after."""
+    for folder in ("a", "b"):
+        (tmp_path / folder).mkdir()
+        (tmp_path / folder / "scene.py").write_text(TWO_SCENE)
+        (tmp_path / folder / "common.py").write_text(f"WHERE = {folder!r}\n")
+    (tmp_path / "a" / "make.py").write_text(TWO)
+    assert _run(tmp_path / "a" / "make.py", tmp_path) == {
+        "seen": [["a", "a"], ["b", "b"], ["a", "a"]], "kept": True}

@@ -225,6 +225,27 @@ def _forget_scene_modules(folder: Path) -> None:
             _CALLERS[name] = module
         elif _CALLERS.get(name) is not module:
             sys.modules.pop(name, None)
+    _callers_for(folder, main)
+
+
+def _callers_for(folder: Path, main: object) -> None:
+    """The caller's modules as a scene of ``folder`` finds them: one of another folder whose
+    name a module beside this scene has (``common``, a ``common.py`` here too) set aside,
+    the scene reads its own (was: the caller's kept, a review); one of this folder set back
+    where a scene of another folder had its own under that name."""
+    here = os.path.join(str(folder), "")
+    for name, module in list(_CALLERS.items()):
+        if module is main:
+            continue
+        if getattr(module, "__file__", "").startswith(here):
+            sys.modules[name] = module
+        elif sys.modules.get(name) is module and _beside(folder, name.partition(".")[0]):
+            sys.modules.pop(name)
+
+
+def _beside(folder: Path, name: str) -> bool:
+    """Whether ``folder`` holds a module ``name`` a scene there imports (a file, a package)."""
+    return (folder / f"{name}.py").is_file() or (folder / name / "__init__.py").is_file()
 
 
 def _import_alone(p: Path) -> object:
