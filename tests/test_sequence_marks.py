@@ -13,7 +13,7 @@ from PIL.PngImagePlugin import PngInfo
 from hfrender.cli import main
 from hfrender.io.frame_marks import written_by_hfrender
 from hfrender.io.images import encode_png16, png8_bytes
-from hfrender.io.writers import remove_stale
+from hfrender.io.sequence_stale import remove_stale
 
 
 def pillow_png(path, **text):

@@ -18,7 +18,8 @@ from pathlib import Path
 from hfrender.errors import output_said
 from hfrender.io.frame_marks import marks, sequence_id
 from hfrender.io.sequence_names import is_sequence, pattern_files
-from hfrender.io.writers import WriterError, remove_stale
+from hfrender.io.sequence_stale import remove_stale
+from hfrender.io.writers import WriterError
 
 log = logging.getLogger(__name__)
 COMMITTING = "committing.json"  # the frames a run is putting in place (its hidden folder)

@@ -11,7 +11,7 @@ import logging
 import os
 import re
 import subprocess
-from collections.abc import Collection, Sequence
+from collections.abc import Sequence
 from functools import cache
 from pathlib import Path
 from typing import Any, Protocol
@@ -30,10 +30,11 @@ from hfrender.io.ffmpeg import (
     widen_pipe,
 )
 from hfrender.io.ffmpeg_binary import ffmpeg_exe
-from hfrender.io.frame_marks import mark_gif, marks, sequence_id
+from hfrender.io.frame_marks import mark_gif, sequence_id
 from hfrender.io.images import write_picture
 from hfrender.io.pixels import raw_dtype
-from hfrender.io.sequence_names import is_picture, is_sequence, pattern_files
+from hfrender.io.sequence_names import is_picture, is_sequence
+from hfrender.io.sequence_stale import remove_stale
 
 log = logging.getLogger(__name__)
 GIF_MAX_FPS = 50  # a GIF frame shorter than 2 centiseconds is shown for 10 by browsers
@@ -331,42 +332,6 @@ class PngSequenceWriter(Closing):
 
     def close(self) -> None:
         pass
-
-
-def remove_stale(pattern: str, keep: Collection[str] = (), spare: Collection[str] = ()
-                 ) -> tuple[list[str], list[str]]:
-    """Remove an older render's frames of an image-sequence pattern: the files of the
-    pattern that hfrender wrote (:func:`.frame_marks.marks`), and unfinished
-    ``.part`` ones of its own (marked, or empty), but those named in ``spare`` (a run's
-    frames, already in place). The user's own files of the pattern stay, and so do
-    hfrender's frames of another sequence whose names this pattern's could be (``%d``
-    beside ``%03d``: their sequence mark): (the names of the user's that stay,
-    of those ``keep`` names: the frames about to replace them)."""
-    folder = Path(pattern).parent
-    stale = pattern_files(Path(pattern).name, r"(\.part)?") if folder.is_dir() else None
-    mine = sequence_id(pattern)
-    kept: list[str] = []
-    replaced: list[str] = []
-    gone: list[str] = []  # hfrender's older frames that no frame about to come replaces
-    for old in sorted(folder.iterdir()) if stale is not None else []:
-        if not (stale.match(old.name) and old.is_file()) or old.name in spare:
-            continue
-        ours, sequence = marks(old)
-        if sequence not in (None, mine):  # another sequence's frame: not this one's to go
-            continue
-        if ours or (old.name.endswith(".part") and old.stat().st_size == 0):
-            old.unlink()
-            if keep and old.name not in keep and not old.name.endswith(".part"):
-                gone.append(old.name)
-        else:
-            (replaced if old.name in keep else kept).append(old.name)
-    if gone:  # (a re-render of the same frames replaces them: nothing to say)
-        gone.sort(key=lambda name: (len(name), name))  # 9.png before 10.png
-        log.warning("%s: %d frame%s of an older render of the pattern that this one does not "
-                    "write (%s) %s removed", folder, len(gone), "" if len(gone) == 1 else "s",
-                    gone[0] if len(gone) == 1 else f"{gone[0]} .. {gone[-1]}",
-                    "is" if len(gone) == 1 else "are")
-    return kept, replaced
 
 
 def open_writer(path: str, fps: float, size: tuple[int, int], codec: str | None = None,
