@@ -14,7 +14,7 @@ from numbers import Real
 
 import numpy as np
 
-from hfrender.errors import InputError, InputTypeError
+from hfrender.errors import InputError, InputTypeError, spelling
 from hfrender.errors import shown as one_line
 
 ENCODE_INDEX_MAX = 65535  # linear light is quantised to 1/65535 before the 8-bit encode table
@@ -256,7 +256,8 @@ def display_color(value: object, what: str = "color") -> tuple[float, float, flo
     else:
         raise InputTypeError(f"{what}={shown(value)} is not a colour; use {allowed}")
     if alpha != 1.0:  # what the alpha was meant to do, said (was: "or alpha 1" alone)
-        instead = ("; no background at all is background = None (or --transparent)"
+        instead = (f"; no background at all is background = None (or "
+                   f"{spelling().on('transparent')})"
                    if what.endswith(".background") else
                    f" and opacity={alpha:.3g} (how much of the object covers what is behind)")
         raise InputError(f"{what}={shown(value)} has alpha {alpha:.3g}; colours here are "

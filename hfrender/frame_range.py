@@ -13,7 +13,7 @@ import numbers
 import re
 from typing import Any
 
-from hfrender.errors import InputError, about
+from hfrender.errors import InputError, about, spelling
 
 FORM = ("must be START:END, output frame numbers with END exclusive, either side may be "
         "empty (e.g. 10:20, 10: or :20)")
@@ -69,10 +69,11 @@ def resolve(frames: FrameRange | None, total: int, fps: float) -> tuple[int, int
     start = 0 if frames[0] is None else frames[0]
     end = total if frames[1] is None else frames[1]
     if start >= total or end > total:
+        said = spelling()  # (the flags, or hf.render's keywords: frames='50:60')
         raise FrameRangeError(
-            f"--frames {_text(frames)}: the render has frames 0 to {total - 1} "
+            f"{said.said('frames', _text(frames))}: the render has frames 0 to {total - 1} "
             f"({total / fps:g} s at {fps:g} fps); START can be 0 to {total - 1} and END at "
-            f"most {total} (lower them, or raise --duration)")
+            f"most {total} (lower them, or raise {said.name('duration')})")
     return start, end - start
 
 

@@ -157,7 +157,7 @@ def test_a_pass_of_no_such_name_and_a_shader_are_refused_in_one_line(tmp_path):
     with pytest.raises(ConfigError) as exc:
         hf.render(frag, str(tmp_path / "g" / "%04d.exr"), passes=("depth",), size=(16, 16))
     assert str(exc.value) == ("passes='depth': s.frag is a fragment shader, which draws no "
-                              "depth or velocity; render without --passes")
+                              "depth or velocity; render without passes='depth'")
     assert not (tmp_path / "f").exists() and not (tmp_path / "g").exists()
 
 

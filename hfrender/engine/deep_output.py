@@ -41,8 +41,10 @@ def resolve_hdr(mode: str, output: str, scene: Scene, frame: int = 0,
     as it was, at output frame ``frame`` (its time ``frame / fps``)."""
     exr = Path(output).suffix.lower() == ".exr"
     if mode == "off" and exr and past_white(scene) is not None:
-        log.warning("--hdr off: -o %s holds no light past white (8-bit sub-frames clip it "
-                    "before the blur); --hdr auto draws EXR in float", output)
+        said = spelling().said  # (the flags, or hf.render's keywords: hdr='auto')
+        log.warning("%s: %s holds no light past white (8-bit sub-frames clip it before the "
+                    "blur); %s draws EXR in float", said("hdr", "off"), output_said(output),
+                    said("hdr", "auto"))
     if mode != "auto":
         return mode == "on", f"--hdr {mode}"
     if exr:

@@ -19,6 +19,7 @@ from typing import Any
 
 import numpy as np
 
+from hfrender.errors import spelling
 from hfrender.logs import span
 from hfrender.plan_stream import PlanStream
 from hfrender.renderer.clip_motion import clip_rates
@@ -70,9 +71,11 @@ class SubframeDrawer:
             self._watch_white(t)
         if self.watch_dof and scene.camera.has_dof:
             self.watch_dof = False
-            log.warning("at t=%.3f s the camera has an f-stop: --dof auto saw none at t = 0, "
-                        "the animation's start, and renders without depth of field; set "
-                        "f_stop from t = 0 (in setup()), or give --dof lens", t)
+            said = spelling().said  # (the flags, or hf.render's keywords: dof='lens')
+            log.warning("at t=%.3f s the camera has an f-stop: %s saw none at t = 0, the "
+                        "animation's start, and renders without depth of field; set f_stop "
+                        "from t = 0 (in setup()), or give %s", t, said("dof", "auto"),
+                        said("dof", "lens"))
         if self.focus_log is not None:  # the camera's focus now, for a sample store
             cam = scene.camera
             self.focus_log[t] = (cam.focus_distance, math.nan if cam.f_stop is None
@@ -140,9 +143,11 @@ class SubframeDrawer:
         bright = past_white(self.scene)
         if bright is not None:
             self.watch_white = False
-            log.warning("at t=%.3f s %s: the sub-frames are 8-bit (--hdr auto saw nothing "
-                        "past white at t = 0, the animation's start), so its light is clipped "
-                        "before the blur; render with --hdr on to keep it", t, bright)
+            said = spelling().said  # (the flags, or hf.render's keywords: hdr='on')
+            log.warning("at t=%.3f s %s: the sub-frames are 8-bit (%s saw nothing past white "
+                        "at t = 0, the animation's start), so its light is clipped before the "
+                        "blur; render with %s to keep it", t, bright, said("hdr", "auto"),
+                        said("hdr", "on"))
 
     def _watch_slow(self, took: float) -> None:
         """Said once: a sub-frame that took over :data:`SLOW_DRAW_S` to draw, and the time
@@ -156,9 +161,9 @@ class SubframeDrawer:
         n = self.stream.subframes
         log.warning("one sub-frame took %.1f s to draw (the GL drawing %s: not a hang); "
                     "this run draws %d sub-frame%s for %d frame%s, about %s at that pace (a "
-                    "smaller --size or fewer --samples draws faster)", took, what, n,
-                    "s" * (n != 1), self.stream.count, "s" * (self.stream.count != 1),
-                    span(n * took))
+                    "smaller %s or fewer %s draws faster)", took, what, n, "s" * (n != 1),
+                    self.stream.count, "s" * (self.stream.count != 1), span(n * took),
+                    spelling().name("size"), spelling().name("samples"))
 
     def skip(self, plan: Plan, j: int) -> Any:
         """Sub-frame ``j``'s slot left undrawn (``--samples auto``: a window of fewer

@@ -12,6 +12,7 @@ from typing import Any
 import numpy as np
 
 from hfrender.dof_boxes import to_host
+from hfrender.errors import output_said, spelling
 from hfrender.hyperframe.frame import HyperFrame, per_frame
 from hfrender.io.store import StoreWriter
 from hfrender.plan_stream import PlanStream
@@ -126,11 +127,14 @@ class SampleKeeper:
             free = shutil.disk_usage(w.tmp).free
         except OSError:  # removed by the writer's thread, its disk full: its error says so
             return
-        said = (f"--keep-samples {self.path}: the store will take about {bytes_said(whole)} "
-                f"({bytes_said(kept)} for its first {done} of {total} sub-frames)")
+        said = (f"{output_said(self.path, key='keep_samples')}: the store will take about "
+                f"{bytes_said(whole)} ({bytes_said(kept)} for its first {done} of {total} "
+                "sub-frames)")
         if whole - kept > free:
+            name = spelling().name  # (the flags, or hf.render's keywords: lower samples)
             log.warning("%s, more than the %s free on its disk: free some space, or lower "
-                        "--samples, --size or the frames rendered", said, bytes_said(free))
+                        "%s, %s or the frames rendered", said, bytes_said(free),
+                        name("samples"), name("size"))
         else:
             log.info("%s; %s free on its disk", said, bytes_said(free))
 

@@ -21,7 +21,7 @@ import numpy as np
 
 from hfrender.config import ConfigError, RenderConfig
 from hfrender.dof_boxes import to_host
-from hfrender.errors import spelling
+from hfrender.errors import output_said, spelling
 from hfrender.io.sequence_names import is_sequence
 from hfrender.scene import ShaderScene
 
@@ -40,10 +40,12 @@ def check_passes(config: RenderConfig, scene: Any = None) -> None:
         what = ("a PNG sequence" if sequence else "one image") if Path(out).suffix.lower() \
             in (".png", ".exr") else "a video"
         raise ConfigError(f"{said}: {out} is {what}, which takes no passes: they are "
-                          "channels of an EXR sequence's frames (-o frames/%04d.exr)")
+                          f"channels of an EXR sequence's frames "
+                          f"({output_said('frames/%04d.exr')})")
     if isinstance(scene, ShaderScene):
         raise ConfigError(f"{said}: {Path(scene.source_path).name} is a fragment shader, "
-                          "which draws no depth or velocity; render without --passes")
+                          "which draws no depth or velocity; render without "
+                          f"{'--passes' if spelling().flags else said}")
 
 
 class FramePasses:

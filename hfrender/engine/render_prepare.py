@@ -34,7 +34,7 @@ from hfrender.engine.render_setup import (
     resume_point,
     shared_arena,
 )
-from hfrender.errors import InputError
+from hfrender.errors import InputError, spelling
 from hfrender.frame_range import frame_chunk
 from hfrender.io import outputs
 from hfrender.io.disk_room import check_room
@@ -123,8 +123,9 @@ class RenderPreparation:
             if not config.preview:
                 raise
             why = exc.args[0].split(";")[0]
-            raise ContextUnavailable(f"--preview needs a window: {why}; render without "
-                                     "--preview (and hfrender.toml's preview = true)") from None
+            on = spelling().on("preview")  # (the flag, or hf.render's preview=True)
+            raise ContextUnavailable(f"{on} needs a window: {why}; render without {on} (and "
+                                     "hfrender.toml's preview = true)") from None
         self.stats.gl_renderer = self.glctx.renderer
 
     def _prepare_scene(self) -> None:

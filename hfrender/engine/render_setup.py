@@ -63,11 +63,14 @@ def shared_arena(mode: str, backend: str, heavy: bool) -> shared.SharedArena | N
         if mode == "on":
             why = (f"the fusion backend is {backend}, and fusion processes fuse on the CPU"
                    if backend != "cpu" else "this system cannot make a memfd (Linux 3.17+)")
-            raise ConfigError(f"--fusion-process on: {why}; use auto or off")
+            raise ConfigError(f"{spelling().said('fusion_process', 'on')}: {why}; use auto or "
+                              "off")
         return None
     if mode == "auto" and not (heavy and usable_cores() >= 2):
+        said = spelling().said  # (the flags, or hf.render's keywords: dof='depth')
         log.info("fusion in this process: %s", "one usable core" if heavy else
-                 "--fusion-process auto takes processes for --dof depth or reconstruction")
+                 f"{said('fusion_process', 'auto')} takes processes for "
+                 f"{said('dof', 'depth')} or reconstruction")
         return None
     return shared.SharedArena()
 
@@ -121,8 +124,8 @@ def start_processes(mode: str, arena: shared.SharedArena, count: int) -> FusionP
                                                       "hfrender.backends.cpu"))
     except OSError as exc:  # no process could start (a process limit, no memory)
         if mode == "on":
-            raise FusionProcessError(f"--fusion-process on: no fusion process could start "
-                                     f"({exc})") from None
+            raise FusionProcessError(f"{spelling().said('fusion_process', 'on')}: no fusion "
+                                     f"process could start ({exc})") from None
         log.warning("no fusion process could start (%s): fusing in this process", exc)
         return None
 

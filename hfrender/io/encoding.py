@@ -86,9 +86,12 @@ class Encoding:
         return any(getattr(self, name) is not None for name in FLAGS)
 
     def given(self) -> str:
-        """The settings as their flags: ``--crf 20 --preset slow``."""
-        return " ".join(f"{FLAGS[n]} {getattr(self, n)}" for n in FLAGS
-                        if getattr(self, n) is not None)
+        """The settings as their caller gave them: the flags, ``--crf 20 --preset slow``;
+        hf.render's keywords, ``crf=20, preset='slow'`` (was the flags to both)."""
+        said = spelling()
+        return (" " if said.flags else ", ").join(
+            f"{FLAGS[n]} {getattr(self, n)}" if said.flags else said.said(n, getattr(self, n))
+            for n in FLAGS if getattr(self, n) is not None)
 
     def apply(self, codec: str, pix_fmt: str, params: list[str], sequence: bool = False
               ) -> tuple[str, list[str]]:
@@ -108,14 +111,17 @@ class Encoding:
                                     "(libx264, prores_ks)")
             return self.pix_fmt, params
         if codec in ("gif", "png", "exr"):
-            them = "them" if " --" in self.given() else "it"
+            them = "them" if sum(getattr(self, n) is not None for n in FLAGS) > 1 else "it"
             raise EncodingError(f"{self.given()}: {_what(codec)} has no quality settings; "
                                 f"leave {them} out, or write a video (.mp4, .webm)")
         x264 = codec in ("libx264", "libx264rgb", "libx265")
         if self.crf is not None and self.bitrate is not None and x264:
-            raise EncodingError(f"--crf {self.crf} with --bitrate {self.bitrate}: {codec} "
-                                "takes a constant quality (--crf) or an average bitrate "
-                                "(--bitrate), not both")
+            said = spelling()
+            crf, rate = said.name("crf"), said.name("bitrate")
+            raise EncodingError(f"{said.said('crf', self.crf)} with "
+                                f"{said.said('bitrate', self.bitrate)}: {codec} takes a "
+                                f"constant quality ({crf}) or an average bitrate ({rate}), "
+                                "not both")
         out = list(params)
         if self.crf is not None:
             _put(out, "-crf", str(self.crf))

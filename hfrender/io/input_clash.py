@@ -7,7 +7,7 @@ import os
 from collections.abc import Iterable
 from pathlib import Path
 
-from hfrender.errors import InputError, about
+from hfrender.errors import InputError, about, output_said
 from hfrender.io.outputs import partial_name
 from hfrender.io.partial_record import ours
 from hfrender.io.sequence_names import is_sequence, pattern_files
@@ -49,4 +49,4 @@ def check_not_input(output: str, inputs: Iterable[tuple[str, Iterable[Path]]]) -
                     f"would replace {hit}, a file of" if is_sequence(output) else
                     f"would remove {hit} (an interrupted render's partial output), which is")
             raise about(InputError, "output", output, f" {same} the {what} ({f}): write "
-                        "the output elsewhere", head=f"-o {output}")
+                        "the output elsewhere", head=output_said(output))

@@ -240,7 +240,7 @@ def make_folder(output: str) -> Path | None:
         try:
             parent.mkdir(parents=True, exist_ok=True)
         except OSError as exc:
-            raise WriterError(f"-o {output}: cannot make folder {Path(output).parent}: "
+            raise WriterError(f"{output_said(output)}: cannot make folder {Path(output).parent}: "
                               f"{exc.strerror or exc}") from None
     return made
 

@@ -197,10 +197,10 @@ def begin_sequence(output: str, tmp: str, manifest: Manifest) -> None:
     if frames:  # (a crashed run's, in the hidden folder, go now)
         stays = kept != folder
         log.warning("starting %s over: an interrupted run's %d finished frame%s in %s %s (%sa "
-                    "run goes on from them only with the same settings: render's and fx's "
-                    "--resume, a batch's same job)", output, frames, "" if frames == 1 else
-                    "s", pastable(kept), f"stay {segments.UNTIL}" if stays else
-                    "are discarded", f"{segments.MOVE}; " if stays else "")
+                    "run goes on from them only with the same settings: %s)", output, frames,
+                    "" if frames == 1 else "s", pastable(kept), f"stay {segments.UNTIL}" if
+                    stays else "are discarded", f"{segments.MOVE}; " if stays else "",
+                    segments.goes_on_with())
     shutil.rmtree(folder, ignore_errors=True)  # a crashed run's frames and manifest
     manifest.begin(folder)
 

@@ -51,6 +51,15 @@ def work_dir(output: str | Path) -> Path:
     return out.with_name(f".{out.name}.hfrender")
 
 
+def goes_on_with() -> str:
+    """What goes on from an interrupted run's frames, as its caller names it: the commands'
+    ``--resume`` and a batch's same job; hf.render's same call with ``resume=True`` (was the
+    commands' to its caller)."""
+    said = spelling()
+    return "render's and fx's --resume, a batch's same job" if said.flags else \
+        f"the same call with {said.on('resume')}"
+
+
 def fresh_work_dir(output: str | Path, why: str | None = None) -> Path:
     """``output``'s work folder, emptied of an older interrupted run's segments, said (``why``
     they are not gone on from), and of the partial output this run removes."""
@@ -61,7 +70,7 @@ def fresh_work_dir(output: str | Path, why: str | None = None) -> Path:
         log.warning("starting %s over: an interrupted run's %d finished frame%s there "
                     "(%s) are discarded (%s)%s", output, kept, "" if kept == 1 else "s",
                     folder.name, why or "a run goes on from them only with the same "
-                    "settings: render's and fx's --resume, a batch's same job",
+                    f"settings: {goes_on_with()}",
                     _goes(partial, "; "))
     else:
         say_partial_goes(output, partial)

@@ -8,7 +8,7 @@ import re
 from collections.abc import Callable
 from pathlib import Path
 
-from hfrender.errors import InputError
+from hfrender.errors import InputError, output_said
 
 FIELD = re.compile(r"%(0?)(\d*)d")  # a sequence pattern's number: %d, %04d, %5d
 
@@ -68,11 +68,12 @@ def pattern_files(name: str, suffix: str = "", any_width: bool = False) -> re.Pa
 
 
 def check_output_name(output: str, instead: str | None = None,
-                      named: Callable[[str], str] = "-o {}".format) -> None:
+                      named: Callable[[str], str] = output_said) -> None:
     """One line for an output named as a folder, ``-o out.mp4/`` (it ends in a slash; was
     written as ``out.mp4``, ``still -o s.png/`` as ``s.png``), before anything is rendered:
     name ``instead`` (default: the file or the frames without the slash, or a file or
-    frames in that folder); ``named``: how the user gave an output (``-o X``; a jobs
+    frames in that folder); ``named``: how the user gave an output (default
+    :func:`hfrender.errors.output_said`: ``-o X``, hf.render's ``output='X'``; a jobs
     file's ``output = "X"``)."""
     if not output.endswith(("/", os.sep)):
         return

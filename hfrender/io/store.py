@@ -51,7 +51,7 @@ from typing import Any
 
 import numpy as np
 
-from hfrender.errors import pastable
+from hfrender.errors import output_said, pastable, spelling
 from hfrender.io.store_manifest import (
     CHUNK_FILE,
     MANIFEST,
@@ -93,9 +93,13 @@ class StoreWriter:
     def __init__(self, path: str | Path, settings: dict, size: tuple[int, int]) -> None:
         check_target(path)
         self.path, self.tmp = Path(path), partial_dir(path)
+        # its maker's way of naming the store, for the lines of its own thread, which
+        # writes the chunks (was --keep-samples to hf.render's caller there)
+        self.spell = spelling()
         if self.tmp.is_dir():  # an older interrupted store of ours (check_target saw MARKER)
-            log.warning("--keep-samples %s: removing %s, an interrupted render's unfinished "
-                        "store (a store cannot be resumed)", path, self.tmp)  # (was: unsaid)
+            log.warning("%s: removing %s, an interrupted render's unfinished store (a store "
+                        "cannot be resumed)", output_said(path, key="keep_samples"),
+                        self.tmp)  # (was: unsaid)
             shutil.rmtree(self.tmp)
         try:
             self.tmp.mkdir(parents=True)
@@ -165,10 +169,16 @@ class StoreWriter:
         shutil.rmtree(self.tmp, ignore_errors=True)
         return WriteFailed(f"{said} (its unfinished {self.tmp} was removed, leaving the room "
                            "to the output's frames; a store holds a whole render: keep one on "
-                           "a disk with room, or render without --keep-samples)")
+                           f"a disk with room, or render without {self._flag()})")
 
     def _cannot(self, exc: OSError) -> str:
-        return f"--keep-samples {self.path}: cannot write the sample store: {exc.strerror or exc}"
+        return f"{self.spell.said('keep_samples', str(self.path))}: cannot write the sample " \
+            f"store: {exc.strerror or exc}"
+
+    def _flag(self) -> str:
+        """The setting that makes a store, as its maker's caller names it."""
+        return self.spell.name("keep_samples") if self.spell.flags else \
+            self.spell.said("keep_samples", str(self.path))
 
     def finish(self, frames: int) -> None:
         """Every chunk written: the manifest, then the store in place (an older one at the

@@ -82,14 +82,15 @@ def folder_output(path: str, what: str | None = None) -> str:
 def _unknown_type(path: str, suffix: str, exr: bool, each: str | None = None) -> str:
     field = re.search(r"%\d*[a-zA-Z]", Path(path).name)
     if field and suffix in (".png", ".exr"):  # %05x, %s: a field, but not a frame number's
-        return (f"-o {path}: {field.group()} is no frame-number field; an image sequence "
-                f"is named with one such as %05d (frames/%05d{suffix})")
+        return (f"{output_said(path)}: {field.group()} is no frame-number field; an image "
+                f"sequence is named with one such as %05d (frames/%05d{suffix})")
     frames = Path(path).with_name(f"{Path(path).stem}_%05d{suffix}")  # (still renders
+    still = "hfrender still" if spelling().flags else "hf.still"  # (was the command's to both)
     one = "" if suffix not in (".png", ".exr") else (  # scenes, not footage nor stores)
-        " (one picture: hfrender still)" if each is None else
+        f" (one picture: {still})" if each is None else
         f" (each frame a picture: {frames}{each})")
     images = "a PNG or EXR pattern" if exr else "a PNG pattern"
-    return (f"-o {path}: unknown output type {suffix or '(none)'!r}; use "
+    return (f"{output_said(path)}: unknown output type {suffix or '(none)'!r}; use "
             f"{', '.join(VIDEO_SUFFIXES)} or {images} like frames/%05d.png{one}")
 
 
@@ -104,14 +105,15 @@ def _sequence_codec(path: str, suffix: str, exr: bool) -> str:
             also = " (EXR from EXR footage alone: this footage's light stops at white)"
         what, eg = ("one picture", Path(path).with_suffix(".png")) if one else \
             ("an image sequence", "frames/%05d.png")
-        raise WriterError(f"-o {path}: {what} is written as PNG{also}: use a name like {eg}")
+        raise WriterError(f"{output_said(path)}: {what} is written as PNG{also}: use a name "
+                          f"like {eg}")
     if one:
         return suffix[1:]
     try:
         _ = Path(path).name % 0
     except (TypeError, ValueError):
-        raise WriterError(f"-o {path}: the pattern needs one integer field such as %05d"
-                          ) from None
+        raise WriterError(f"{output_said(path)}: the pattern needs one integer field such "
+                          "as %05d") from None
     return suffix[1:]
 
 
@@ -217,8 +219,8 @@ class VideoWriter(Closing):
             past = (" (and a GIF's delays are whole hundredths of a second: none is shorter "
                     "than 10 ms)") if fps > 100 else ""
             log.warning("a GIF at %g fps: browsers show its frames shorter than 20 ms for "
-                        "100 ms%s: the clip plays slower; --fps %d or less keeps its speed",
-                        fps, past, GIF_MAX_FPS)
+                        "100 ms%s: the clip plays slower; %s or less keeps its speed",
+                        fps, past, spelling().said("fps", GIF_MAX_FPS))
         self._timing: str | None = None
         if times is not None and self.codec != "gif":  # frame k is shown at start + times[k]
             fd, self._timing = tempfile.mkstemp(prefix="hfrender-", suffix=".filter")

@@ -18,7 +18,7 @@ import weakref
 from dataclasses import dataclass
 from typing import Any
 
-from hfrender.errors import HFRenderError, InputError, about
+from hfrender.errors import HFRenderError, InputError, about, spelling
 from hfrender.renderer import forks
 from hfrender.renderer.forks import FORKED
 from hfrender.renderer.gl_raw import gl_function
@@ -343,7 +343,8 @@ def _glfw_context(moderngl: Any, size: tuple[int, int], visible: bool, title: st
     glfw.ERROR_REPORTING = "ignore"  # errors are reported below, in one line
     if not glfw.init():
         raise ContextUnavailable(f"GLFW could not start ({_glfw_error(glfw)}): no display? "
-                                 "Set DISPLAY; or use the headless context (--gl egl)")
+                                 "Set DISPLAY; or use the headless context "
+                                 f"({spelling().said('gl', 'egl')})")
     window = None
     # EGL first: Mesa cannot make a GLX context current in a process that used EGL before
     for api in (glfw.EGL_CONTEXT_API, glfw.NATIVE_CONTEXT_API):
@@ -361,7 +362,7 @@ def _glfw_context(moderngl: Any, size: tuple[int, int], visible: bool, title: st
         reason = _glfw_error(glfw)
         glfw.terminate()
         raise ContextUnavailable(f"GLFW could not open an OpenGL 3.3 window here ({reason}); "
-                                 "use --gl egl")
+                                 f"use {spelling().said('gl', 'egl')}")
     glfw.make_context_current(window)
     moderngl.init_context(loader=_GlfwLoader(glfw))  # this window's context, not a cached one
     ctx = moderngl.get_context()

@@ -7,6 +7,7 @@ import logging
 from pathlib import Path
 from typing import Any
 
+from hfrender.errors import spelling
 from hfrender.renderer.shadertoy import (
     SHADERTOY_INPUTS,
     channels_read,
@@ -28,8 +29,9 @@ def shader_notes(config: Any, scene: Any) -> None:
     if not isinstance(scene, ShaderScene):
         return
     if isinstance(config.msaa, int) and config.msaa > 1:
-        log.warning("--msaa %d: %s is a fragment shader, which colours each pixel once "
-                    "(multisampling smooths the edges of geometry); ignored", config.msaa,
+        log.warning("%s: %s is a fragment shader, which colours each pixel once "
+                    "(multisampling smooths the edges of geometry); ignored",
+                    spelling().said("msaa", config.msaa),
                     Path(scene.source_path).name)
     for shader in [scene, *scene.buffers]:
         _pass_notes(shader, Path(shader.source_path).name)

@@ -115,7 +115,7 @@ class Scene:
                 _SAID.add(said)
                 log.warning("%s.%s: a render setting is not read from the scene; give %s "
                             "(or set it in hfrender.toml)", cls.__name__, name,
-                            other_names.CLASS_SETTINGS[name])
+                            other_names.setting_said(name))
         for name in ("background", *LIGHTING):
             value = vars(cls).get(name)
             if name not in vars(cls) or hasattr(value, "__get__") or \

@@ -33,6 +33,7 @@ from hfrender.scene.other_names import (
     OTHER_NAMES,
     RENDER_OPTIONS,
     TURNS,
+    setting_said,
     size_hint,
 )
 
@@ -120,7 +121,7 @@ def _other_name(cls: type, name: str) -> str | None:
         return f"; {name} is another tool's name (Blender's, manim's): here it is {meant!r}"
     if name in RENDER_OPTIONS:
         return (f"; {name.replace('_', ' ')} is a render setting, not the scene's: give "
-                f"{RENDER_OPTIONS[name]} (or set it in hfrender.toml)")
+                f"{setting_said(name)} (or set it in hfrender.toml)")
     return None
 
 

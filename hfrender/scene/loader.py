@@ -17,7 +17,7 @@ from functools import partial
 from pathlib import Path
 from typing import Any
 
-from hfrender.errors import HFRenderError, InputError, Spelling, nearest, saying
+from hfrender.errors import HFRenderError, InputError, Spelling, nearest, saying, spelling
 from hfrender.scene import Scene, ShaderScene, other_names
 from hfrender.scene.error_hints import keyword_hint, manim_name_hint, pythons_suggestion
 from hfrender.scene.shader_code import UNCLOSED_COMMENT, unclosed_comment
@@ -48,7 +48,7 @@ def load_scene(path: str | Path, name: str | None = None,
 
 
 def _instance(path: str | Path, name: str | None) -> Scene:
-    p = _scene_path(path, name, "-s")
+    p = _scene_path(path, name)
     if p.suffix.lower() in SHADER_SUFFIXES:
         return ShaderScene(shader_text(p), str(p))
     module = _import(p)
@@ -65,7 +65,7 @@ def _instance(path: str | Path, name: str | None) -> Scene:
     if name is None:
         if len(found) > 1:
             raise SceneError(f"{p} has several scenes ({', '.join(sorted(found))}); "
-                             "choose one with -s NAME")
+                             f"choose one with {_named('NAME')}")
         (cls,) = found.values()
     elif name in found:
         cls = found[name]
@@ -140,20 +140,28 @@ def _syntax(p: Path, exc: SyntaxError) -> SceneError:
     return SceneError(f"{p}:{exc.lineno}: syntax error: {exc.msg}{said}")
 
 
-def _scene_path(path: str | Path, name: str | None, flag: str) -> Path:
-    """``path`` if it is a scene's kind of file, with no class ``name`` asked of a shader
-    (``flag``: how the name was given, ``-s`` or ``scene_class``); else one line."""
+def _named(name: str) -> str:
+    """The scene class ``name`` as its caller gives it: ``-s NAME`` to the command,
+    ``scene_class='NAME'`` to hf.render and hf.still (was ``-s`` to both)."""
+    return f"-s {name}" if spelling().flags else f"scene_class={name!r}"
+
+
+def _scene_path(path: str | Path, name: str | None, flag: str | None = None) -> Path:
+    """``path`` if it is a scene's kind of file, with no class ``name`` asked of a shader;
+    else one line naming ``name`` as ``flag`` (a jobs file's ``scene_class``), else as its
+    caller gave it (:func:`_named`)."""
     p = Path(path)
     if not p.is_file():
         raise SceneError(missing_scene(p))
     size = re.fullmatch(r"(\d+)\s*[xX:*]\s*(\d+)", name or "")
-    if size and flag == "-s":  # ffmpeg's -s (was: no class or no scene classes of that name)
-        raise SceneError(f"-s {name}: -s names the scene class; the size is --size "
-                         f"{size.group(1)}x{size.group(2)}")
+    if size and flag is None:  # ffmpeg's -s (was: no class or no scene classes of that name)
+        which, wide = "-s" if spelling().flags else "scene_class", "x".join(size.groups())
+        raise SceneError(f"{_named(name)}: {which} names the scene class; the size is "
+                         f"{spelling().said('size', wide)}")
     if p.suffix.lower() in SHADER_SUFFIXES:
         if name:
-            raise SceneError(f"{flag} {name}: {p.name} is a shader file, it has no scene "
-                             "classes")
+            raise SceneError(f"{f'{flag} {name}' if flag else _named(name)}: {p.name} is a "
+                             "shader file, it has no scene classes")
     elif p.suffix != ".py":
         raise SceneError(f"{p}: a scene is a Python file (.py) or a fragment shader "
                          f"({', '.join(SHADER_SUFFIXES)})")
@@ -379,4 +387,4 @@ def _outside(scene: Scene, t: float | None) -> str:
                       if t < 0 else (f"past the duration ({scene.duration:g} s): the last "
                                      "frame's shutter closes after it", "end"))
     return (f"; t is {edge} (clamp t in update, t = max(0, min(t, duration)), or give "
-            f"--shutter-position {position})")
+            f"{spelling().said('shutter_position', position)})")

@@ -10,6 +10,8 @@ import linecache
 import re
 from types import TracebackType
 
+from hfrender.errors import spelling
+
 # other tools' names (Blender's, manim's) for what hfrender calls otherwise: suggested when
 # the class has the name meant (a close spelling would point elsewhere: location, rotation)
 OTHER_NAMES = {"lens": "focal_length_mm", "location": "position", "aperture_fstop": "f_stop",
@@ -47,16 +49,27 @@ NOT_HERE.update(transparency="here it is opacity: 1 - transparency", font_size="
                 "height = 0.253 x a height in manim's units")  # (tests: from hf.Camera())
 TURNS = ("rotation", "rotation_euler", "orientation", "rotate")  # a camera is aimed, not
 # turned (manim's camera.rotate too)
-# a render's settings, which a scene does not hold: the options that set them
-RENDER_OPTIONS = {"shutter": "--shutter DEGREES (180 by default)",
-                  "shutter_angle": "--shutter DEGREES (180 by default)",
-                  "motion_blur_shutter": "--shutter DEGREES (180 by default)",
-                  "fps": "--fps", "frame_rate": "--fps", "samples": "--samples",
-                  "resolution": "--size WIDTHxHEIGHT"}
+# a render's settings, which a scene does not hold: the settings that set them, and a
+# stand-in for the value (None: a switch; "": named alone) and what follows
+_SHUTTER = ("shutter", "DEGREES", " (180 by default)")
+RENDER_OPTIONS = {"shutter": _SHUTTER, "shutter_angle": _SHUTTER,
+                  "motion_blur_shutter": _SHUTTER, "fps": ("fps", "", ""),
+                  "frame_rate": ("fps", "", ""), "samples": ("samples", "", ""),
+                  "resolution": ("size", "WIDTHxHEIGHT", "")}
 # and in a scene's class body (an object's size or width is no render setting)
-CLASS_SETTINGS = {**RENDER_OPTIONS, "size": "--size WIDTHxHEIGHT",
-                  "width": "--size WIDTHxHEIGHT", "height": "--size WIDTHxHEIGHT",
-                  "transparent": "--transparent", "output": "-o FILE"}
+CLASS_SETTINGS = {**RENDER_OPTIONS, "size": ("size", "WIDTHxHEIGHT", ""),
+                  "width": ("size", "WIDTHxHEIGHT", ""), "height": ("size", "WIDTHxHEIGHT", ""),
+                  "transparent": ("transparent", None, ""), "output": ("output", "FILE", "")}
+
+
+def setting_said(name: str) -> str:
+    """The render setting a scene's ``name`` means, as its caller names settings: ``--size
+    WIDTHxHEIGHT``, ``--fps``, ``--transparent`` to the command; ``size=WIDTHxHEIGHT``,
+    ``fps``, ``transparent=True`` to hf.render (was the flags to both)."""
+    key, stand_in, after = CLASS_SETTINGS[name]
+    said = spelling()
+    return (said.on(key) if stand_in is None else said.form(key, stand_in) if stand_in
+            else said.name(key)) + after
 PIXELS = ("resolution", "size")  # a pair, or "WxH": other values are a scene's own
 
 

@@ -30,6 +30,7 @@ from typing import Any
 import numpy as np
 
 from hfrender.color import shown
+from hfrender.errors import spelling
 from hfrender.logs import silenced
 from hfrender.scene import Scene, ShaderScene, say_camera_settings
 from hfrender.scene.in_view import nothing_seen, say_coarse, say_nothing_seen
@@ -112,9 +113,10 @@ def first_look(scene: Scene, frame: int, fps: float,
             name = Path(scene.source_path or type(scene).__name__).name
             log.warning("%s: update(t) is not a pure function of t: %s at t=%.6g s was %s, "
                         "and %s when t=%.6g s was drawn in between; sub-frames, stills and "
-                        "--resume draw any t in any order, so their pictures will not "
+                        "%s draw any t in any order, so their pictures will not "
                         "agree: set every property from t alone (seed random numbers from "
-                        "t)", name, what, at / fps, shown(a), shown(b), t1)
+                        "t)", name, what, at / fps, shown(a), shown(b), t1,
+                        spelling().on("resume"))
             object.__setattr__(scene, "_impure", True)  # its motion measures nothing: the
             break  # render's motion hints keep quiet (was: "jumps ... 23 times the width")
     if twin is not None and not getattr(scene, "_impure", False):  # (else: said of update)
@@ -210,10 +212,10 @@ def _say_set_up_apart(scene: Scene, twin: Scene, own: list[tuple[str, Any, Any]]
     what, a, b = _cause(scene, twin, own, t0, frame) or drawn
     log.warning("%s: setup() gives another scene each time it runs: %s was %s, and %s in a "
                 "second setup(); each chunk of a render (a process of its own; on Ray, a "
-                "machine's), a still and --resume run setup() afresh, so their frames will "
+                "machine's), a still and %s run setup() afresh, so their frames will "
                 "not agree (a jump where chunks meet): seed the random numbers drawn there "
                 "(random.Random(1), np.random.default_rng(1))",
-                Path(scene.source_path).name, what, shown(a), shown(b))
+                Path(scene.source_path).name, what, shown(a), shown(b), spelling().on("resume"))
 
 
 def looked_over(scene: Scene, first: int, last: int, fps: float) -> Scene:
