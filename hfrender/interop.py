@@ -165,6 +165,30 @@ def _buffer(x: Any) -> np.ndarray | None:
         return None
 
 
+def few_numbers(x: Any, name: str) -> np.ndarray | None:
+    """A few numbers given as an array or tensor (a focus pixel, a focus pull) as NumPy: a
+    host array's as np.asarray reads it, a GPU tensor's or CuPy array's through its
+    ``tolist()``, a copy of a handful of numbers (was: torch's TypeError "can't convert
+    cuda:0 device type tensor to numpy", a traceback); None where neither reads it (a meta
+    tensor: :func:`unread` says so). Values masked, :func:`unmasked`'s line."""
+    unmasked(x, name)
+    for read in (np.asarray, lambda a: np.asarray(a.tolist())):
+        try:
+            return np.ma.getdata(read(x))
+        except (TypeError, RuntimeError, ValueError, NotImplementedError, AttributeError):
+            pass
+    return None
+
+
+def unread(x: Any, name: str) -> str:
+    """The end of a line refusing ``x``, whose values cannot be read where they are (a meta
+    tensor; was torch's TypeError or RuntimeError, a traceback): ' on meta: give
+    focus_pixel.cpu()'."""
+    device = getattr(x, "device", None)
+    where = "" if device is None else f" on {getattr(device, 'type', device)}"
+    return f"{where}: give {name}.cpu()"
+
+
 def unmasked(x: Any, name: str) -> None:
     """A NumPy masked array with values masked is one line: hfrender reads every value,
     the masked ones too (was: read through its mask without a word, a depth's holes or a

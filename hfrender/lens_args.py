@@ -23,6 +23,7 @@ from hfrender.disparity import (
     stand_in,
 )
 from hfrender.errors import KEYWORD, InputError, InputTypeError, Spelling, about, shown
+from hfrender.interop import few_numbers, unread
 from hfrender.optics import Lens, check_blades, check_focal_length
 
 # depth_of_field's keywords of one number for every frame (focus_distance: one per frame)
@@ -45,8 +46,8 @@ def one_numbers(o: dict) -> dict:
                     " (a focus pull is focus_distance's, one per frame)"
                 raise InputError(f"{name}={shown(value)} holds {size} values; give one "
                                  f"number: it serves every frame{pull}")
-            value = validate.scalar(value.reshape(()))
-        out[name] = value
+            value = value.reshape(())
+        out[name] = validate.scalar(value, name)
     return {**o, **out}
 
 
@@ -56,21 +57,23 @@ def focus_pixel(value: Any, spell: Spelling = KEYWORD) -> tuple[int, int]:
     line every caller says, the value named as ``spell`` does (``focus_pixel=(-1, 3)``,
     ``--focus-pixel (-1, 3)``; a command or a jobs file names it as typed:
     :func:`hfrender.errors.as_given`)."""
-    pixel = value
+    pixel, hint = value, ""
     if isinstance(value, str):
         m = re.fullmatch(r"\s*(\d+)\s*,\s*(\d+)\s*", value)
         pixel = (int(m[1]), int(m[2])) if m else None
-    elif hasattr(value, "shape") and hasattr(value, "tolist") and \
-            not getattr(value, "requires_grad", False):  # an array, a tensor (was
-        whole = np.asarray(value)  # refused: np.array([3, 4]) "must be two whole numbers")
-        pixel = tuple(whole.tolist()) if whole.shape == (2,) and whole.dtype.kind in "iu" \
-            else None
+    elif hasattr(value, "shape") and hasattr(value, "tolist"):  # an array, a tensor, a GPU
+        whole = few_numbers(value, "focus_pixel")  # one's (was refused: np.array([3, 4]))
+        hint = f"; its values cannot be read{unread(value, 'focus_pixel')}" if whole is None \
+            else ""
+        pixel = tuple(whole.tolist()) if whole is not None and whole.shape == (2,) and \
+            whole.dtype.kind in "iu" else None
     if not (isinstance(pixel, (tuple, list)) and len(pixel) == 2 and all(
             isinstance(v, numbers.Integral) and not isinstance(v, bool) and v >= 0
             for v in pixel)):
         form, eg = ("X,Y", "320,180") if spell.flags else ("(x, y)", "(320, 180)")
         raise about(InputError, "focus_pixel", value, f" must be {form}, two whole numbers "
-                    f">= 0: the pixel's column and row from the top left corner (e.g. {eg})",
+                    f">= 0: the pixel's column and row from the top left corner (e.g. {eg})"
+                    f"{hint}",
                     head=spell.said("focus_pixel", value))
     return int(pixel[0]), int(pixel[1])
 
@@ -136,8 +139,11 @@ def lenses_of(focus_distance: Any, depth: Any, *lens: Any, level: int = 3
     if np.ndim(focus_distance) == 0:
         lenses = [Lens(validate.scalar(focus_distance), *lens)] * n
     else:  # a list's items as they are (all of them as an array: "2.0" for a "3" beside it)
-        each = np.asarray(focus_distance, object if isinstance(focus_distance, (list, tuple))
-                          else None)
+        each = np.asarray(focus_distance, object) if isinstance(focus_distance, (list, tuple)) \
+            else few_numbers(focus_distance, "focus_distance")  # (a GPU tensor's too)
+        if each is None:
+            raise InputTypeError(f"focus_distance={shown(focus_distance)} cannot be read"
+                                 f"{unread(focus_distance, 'focus_distance')}")
         if sum(k > 1 for k in each.shape) > 1:  # (was: flattened, a (2, 2) taken as 4
             frames = f"each of the {n} frames" if n > 1 else "the one frame"  # frames')
             raise InputError(f"focus_distance has shape {each.shape}; give one distance, or "

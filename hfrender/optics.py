@@ -15,6 +15,7 @@ from typing import Any
 import numpy as np
 
 from hfrender.errors import InputError, InputTypeError, about, shown
+from hfrender.interop import unread
 
 FRONT_TOLERANCE = 0.01  # relative depth difference that separates two surfaces (depth DoF)
 # the smallest circle of confusion (diameter, pixels) that blurs anything in depth mode: a
@@ -71,7 +72,7 @@ class Lens:
 
     def __post_init__(self) -> None:
         for name in LENS_FIELDS:  # a 0-d array or tensor as its number (was: f_stop=array(1.4)
-            object.__setattr__(self, name, scalar(getattr(self, name)))  # refused)
+            object.__setattr__(self, name, scalar(getattr(self, name), name))  # refused)
         _positive("f_stop", self.f_stop)
         _positive("focal_length_mm", self.focal_length_mm)
         _positive("sensor_width_mm", self.sensor_width_mm)
@@ -245,11 +246,22 @@ def gather_offsets(max_d2: int, blades: int = 0) -> tuple[np.ndarray, np.ndarray
     return offsets, far, (d2_near[keep][order].astype(np.float32) if blades % 2 else far)
 
 
-def scalar(value: Any) -> Any:
-    """A 0-d array (NumPy's, a tensor) or NumPy scalar as its number; anything else as it
-    is (:mod:`hfrender.validate`'s too)."""
+def scalar(value: Any, name: str | None = None) -> Any:
+    """A 0-d array (NumPy's, a tensor, a GPU tensor's) or NumPy scalar as its number;
+    anything else as it is (:mod:`hfrender.validate`'s too). ``name``: the argument, named
+    in one line where its value cannot be read (a meta tensor; was torch's RuntimeError
+    "Tensor.item() cannot be called on meta tensors"; without a name it is given back as
+    it is, for its caller's line)."""
     item = getattr(value, "item", None)
-    return item() if item is not None and getattr(value, "ndim", None) == 0 else value
+    if item is None or getattr(value, "ndim", None) != 0:
+        return value
+    try:
+        return item()
+    except (RuntimeError, TypeError, ValueError, NotImplementedError):
+        if name is None:
+            return value
+        raise InputTypeError(f"{name}={shown(value)} cannot be read{unread(value, name)}"
+                             ) from None
 
 
 def _numeric(value: object) -> bool:

@@ -154,3 +154,46 @@ def test_a_pushed_depth_is_checked_at_push_as_fuse_checks_it(rng):
     builder.push(frames[2], 0.2, np.where(np.isnan(depth[2]), 3.0, depth[2]))
     hyper = builder.push(frames[3], 0.3, depth[3])
     assert hyper is not None and hyper.depth[2, 3, 1] == np.float32(3.0)
+
+
+class OnDevice:
+    """A CUDA tensor as NumPy meets one: np.asarray refuses it (torch's TypeError), its
+    tolist() copies its values to the host."""
+
+    def __init__(self, values):
+        self.values, self.shape, self.ndim = values, np.shape(values), np.ndim(values)
+
+    def __array__(self, dtype=None, copy=None):
+        raise TypeError("can't convert cuda:0 device type tensor to numpy. Use Tensor.cpu() to "
+                        "copy the tensor to host memory first.")
+
+    def tolist(self):
+        return list(self.values)
+
+
+def test_a_focus_tensor_off_the_cpu_is_read_or_said_in_one_line(rng):
+    """Was: focus_pixel of a GPU tensor (a tensor's argmax) torch's TypeError "can't convert
+    cuda:0 device type tensor to numpy", a traceback, and a focus pull's alike; a meta f_stop
+    torch's RuntimeError "Tensor.item() cannot be called on meta tensors"."""
+    frames, depth = clip(rng), metres(rng)
+    np.testing.assert_array_equal(dof(frames, depth, focus_pixel=OnDevice([3, 4]), f_stop=2.0),
+                                  dof(frames, depth, focus_pixel=(3, 4), f_stop=2.0))
+    np.testing.assert_array_equal(
+        dof(frames, depth, focus_distance=OnDevice([1.5, 2.0, 2.5, 3.0]), f_stop=2.0),
+        dof(frames, depth, focus_distance=[1.5, 2.0, 2.5, 3.0], f_stop=2.0))
+    meta = torch.empty(2, dtype=torch.int64, device="meta")
+    with pytest.raises(InputError) as info:
+        dof(frames, depth, focus_pixel=meta, f_stop=2.0)
+    assert str(info.value) == (
+        "focus_pixel=tensor(..., device='meta', size=(2,), dtype=torch.int64) must be (x, y), "
+        "two whole numbers >= 0: the pixel's column and row from the top left corner (e.g. "
+        "(320, 180)); its values cannot be read on meta: give focus_pixel.cpu()")
+    with pytest.raises(InputTypeError) as info:
+        dof(frames, depth, focus_distance=torch.empty(4, device="meta"), f_stop=2.0)
+    assert str(info.value) == ("focus_distance=tensor(..., device='meta', size=(4,)) cannot be "
+                               "read on meta: give focus_distance.cpu()")
+    for f_stop in (torch.empty((), device="meta"), torch.empty(1, device="meta")):
+        with pytest.raises(InputTypeError) as info:
+            dof(frames, depth, focus_distance=2.0, f_stop=f_stop)
+        assert str(info.value) == ("f_stop=tensor(..., device='meta', size=()) cannot be read "
+                                   "on meta: give f_stop.cpu()")
