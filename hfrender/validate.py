@@ -152,11 +152,12 @@ def not_real(value: object) -> str:
         return "no array's shape (a ragged list)"
 
 
-def real_array(value: object, name: str = "value") -> np.ndarray | None:
+def real_array(value: object, name: str) -> np.ndarray | None:
     """``value`` as a float64 array of real numbers (Fractions and Decimals taken), or
     None where it holds anything else (strings, None, bools' object arrays, complex):
-    the caller says what it wanted. A tensor that requires grad is one line naming it
-    as ``name`` (:func:`grad_free`)."""
+    the caller says what it wanted. A tensor that requires grad, or a masked array with
+    values masked, is one line naming it as ``name``, the argument as its caller's user
+    knows it (:func:`grad_free`; required: was 'value' where a caller left it out)."""
     grad_free(value, name)
     unmasked(value, name)
     arr = real_numbers(value)  # (depth's nested lists read alike: interop's)

@@ -284,3 +284,31 @@ def test_the_curves_picture_is_the_scripts():
     assert committed.shape == drawn.shape == (316, 620, 3)
     apart = np.abs(committed.astype(int) - drawn)  # (a last bit of tanh may move a stamp)
     assert apart.max() <= 32 and (apart > 0).mean() < 1e-3
+
+
+def test_a_tensor_that_requires_grad_or_a_masked_array_is_named_as_its_argument():
+    """Was: 'value (torch.Tensor) requires grad: pass value.detach()' and 'give
+    value.filled(v)': real_array called without the argument's name (a review's find)."""
+    import inspect
+
+    from hfrender import validate
+
+    torch = pytest.importorskip("torch")
+    grad = torch.tensor(0.25, requires_grad=True)
+    with pytest.raises(hf.InputTypeError) as info:
+        hf.smooth(grad)
+    assert str(info.value) == ("smooth: s (torch.Tensor) requires grad: pass s.detach() (its "
+                               "values are read; no gradient flows back)")
+    with pytest.raises(hf.InputError) as info:
+        hf.lerp(np.ma.masked_array([1.0, 2.0, 3.0], mask=[0, 1, 0]), (0, 0, 0), 0.5)
+    assert str(info.value) == ("lerp: a is a masked array with 1 of 3 values masked; hfrender "
+                               "reads every value, the masked ones too: give a.filled(v), v "
+                               "what they stand for")
+    with pytest.raises(hf.InputTypeError) as info:
+        hf.Keyframes({0.0: 1.0, 1.5: grad})
+    assert str(info.value) == ("keyframes: keys[1.5] (torch.Tensor) requires grad: pass "
+                               "keys[1.5].detach() (its values are read; no gradient flows "
+                               "back)")
+    assert hf.lerp(0.0, 4.0, grad.detach()) == 1.0  # (detached: its value)
+    name = inspect.signature(validate.real_array).parameters["name"]
+    assert name.default is inspect.Parameter.empty  # (no caller can leave it out)

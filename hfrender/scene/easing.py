@@ -43,7 +43,7 @@ _READ: ContextVar[dict[int, tuple[Keyframes, float]] | None] = ContextVar("read"
 
 def _unit(s: Any, name: str) -> np.ndarray:
     """``s`` as float64 numbers clamped to [0, 1], else one line naming it."""
-    arr = real_array(s)
+    arr = _read(s, f"{name}: s")
     if arr is None:
         raise InputTypeError(f"{name}: s={shown(s)} must be a number 0..1, or an array of "
                              "them (clamped to 0..1)")
@@ -132,12 +132,23 @@ def rush_from(s: Any, inflection: float = 10.0) -> Any:
 
 def _numbers(value: Any, what: str, allowed: str = _VALUES) -> np.ndarray:
     """``value`` as a float64 array of finite numbers, else one line naming it."""
-    arr = real_array(value)
+    arr = _read(value, what)
     if arr is None:
         raise InputTypeError(f"{what}={shown(value)} must be {allowed}")
     if not np.isfinite(arr).all():
         raise InputError(f"{what}={shown(value)} must be finite (no NaN or inf): {allowed}")
     return arr
+
+
+def _read(value: Any, what: str) -> np.ndarray | None:
+    """:func:`hfrender.validate.real_array` of ``value``, named as ``what`` says it
+    ('lerp: a'): a tensor that requires grad, or a masked array, 'lerp: a (torch.Tensor)
+    requires grad: pass a.detach() ...' (was: 'value ...: pass value.detach()')."""
+    where, _, name = what.rpartition(": ")
+    try:
+        return real_array(value, name)
+    except InputError as exc:
+        raise type(exc)(f"{where}: {exc}" if where else str(exc)) from None
 
 
 def _given(result: np.ndarray, as_tuple: bool) -> Any:
