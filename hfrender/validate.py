@@ -167,7 +167,11 @@ def real_array(value: object, name: str) -> np.ndarray | None:
 def grad_free(value: object, name: str) -> None:
     """A torch tensor that requires grad, given for numbers that are only read (velocity,
     weights, a shutter, a focus pull), is one line naming it (was: torch's RuntimeError
-    from inside ``np.asarray``, a traceback)."""
+    from inside ``np.asarray``, a traceback); in a list or tuple, the first item that does,
+    by its index (``weights[1]``; was looked past: torch's RuntimeError)."""
+    if isinstance(value, (list, tuple)):
+        for i, item in enumerate(value):
+            grad_free(item, f"{name}[{i}]")
     if getattr(value, "requires_grad", False) is True:
         kind = f"{type(value).__module__.split('.')[0]}.{type(value).__name__}"
         raise InputTypeError(f"{name} ({kind}) requires grad: pass {name}.detach() (its "

@@ -323,6 +323,25 @@ def test_a_parameter_tensor_that_requires_grad_is_one_line_naming_it(call, name)
                                "(its values are read; no gradient flows back)")
 
 
+@pytest.mark.parametrize("call, name", [
+    (lambda g: hf.motion_blur(np.zeros((2, 4, 5, 3), np.uint8), 2, weights=g), "weights"),
+    (lambda g: hf.depth_of_field(np.zeros((2, 4, 5, 3), np.uint8), np.ones((2, 4, 5)),
+                                 focus_distance=g, f_stop=2.8), "focus_distance"),
+    (lambda g: hf.vector_blur(np.zeros((4, 5, 3), np.uint8), np.ones((4, 5, 2)),
+                              shutter=(g,)), "shutter[0]"),
+])
+def test_a_list_holding_tensors_that_require_grad_is_one_line_naming_the_item(call, name):
+    """weights=[a, b] or focus_distance=[a, b] of 0-d tensors that require grad was torch's
+    RuntimeError "Can't call numpy() on Tensor that requires grad", a traceback: grad_free
+    looked at the list only (a review's find)."""
+    torch = pytest.importorskip("torch", reason="torch is installed by the test command")
+    items = [torch.tensor(2.0), torch.tensor(3.0, requires_grad=True)]
+    with pytest.raises(hf.InputTypeError) as info:
+        call(items)
+    assert str(info.value) == (f"{name}[1] (torch.Tensor) requires grad: pass {name}[1]"
+                               ".detach() (its values are read; no gradient flows back)")
+
+
 def test_a_list_of_frames_in_both_byte_orders_is_their_values(rng):
     """A list of 16-bit frames, some read big-endian ('>u2'), some native, was refused: 'all
     frames of a list must share shape and dtype; frame 0 is >u2 (4, 5, 3), frame 1 is uint16
