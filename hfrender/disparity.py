@@ -22,7 +22,7 @@ from typing import Any
 
 import numpy as np
 
-from hfrender.errors import InputError, InputTypeError, Spelling, about, saying
+from hfrender.errors import InputError, InputTypeError, Spelling, about, saying, shown
 from hfrender.optics import MIN_BLUR_PX, Lens, check_blur_cap
 
 # the stand-in lens's f-stop (50 mm on 36 mm, as Blender's): its aperture only scales s;
@@ -57,7 +57,8 @@ def check_kind(kind: object, o: dict, name: Callable[[str], str]) -> None:
     of a disparity's; ``name``: an option as the messages name it (``--max-blur``,
     ``max_blur``)."""
     said = _kind_said(name)
-    if kind not in KINDS:
+    if not isinstance(kind, str) or kind not in KINDS:  # (an array: was NumPy's "truth value
+        # of an array ... is ambiguous")
         raise InputError(f"{said(kind)} must be one of {', '.join(KINDS)}")
     names = {k: name(k) for k in ("max_blur", "focus_pixel", "focus_disparity", "f_stop")}
     for key in given(o):
@@ -74,7 +75,7 @@ def _kind_said(name: Callable[[str], str]) -> Callable[[str], str]:
     ``depth-kind disparity``, ``depth_kind='disparity'``."""
     if name("depth_kind") != "depth_kind":
         return lambda k: f"{name('depth_kind')} {shlex.quote(str(k))}"  # (--depth-kind '')
-    return lambda k: f"depth_kind={k!r}"
+    return lambda k: f"depth_kind={shown(k)}"
 
 
 def check_options(o: dict, name: Callable[[str], str]) -> tuple[float, float | None]:

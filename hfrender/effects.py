@@ -17,7 +17,7 @@ from hfrender.backends import get_backend, load, resolve_name
 from hfrender.backends.cpu.color import Transfer
 from hfrender.disparity import inverse
 from hfrender.dof_layers import check_method
-from hfrender.errors import InputError, InputTypeError
+from hfrender.errors import InputError, InputTypeError, shown
 from hfrender.hyperframe.frame import HyperFrame
 from hfrender.hyperframe.windows import WindowWeights
 from hfrender.interop import native, to_array, to_numpy
@@ -286,7 +286,7 @@ def _motion_planes(hyperframe: HyperFrame, weights: WindowWeights,
     """The checked shutter spans and velocity plane of a reconstructing :func:`fuse`."""
     spans = validate.real_array(shutter, "shutter")
     if spans is None:  # (was NumPy's "could not convert string to float: 'abc'")
-        raise InputTypeError(f"shutter={shutter!r} is no (open, close) times; expected "
+        raise InputTypeError(f"shutter={shown(shutter)} is no (open, close) times; expected "
                              f"({weights.count}, 2) seconds with close >= open")
     if spans.shape != (weights.count, 2) or not np.all(spans[:, 1] >= spans[:, 0]):
         raise InputError(f"shutter has shape {spans.shape}; expected ({weights.count}, 2) "

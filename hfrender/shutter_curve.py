@@ -92,7 +92,7 @@ def weights_of(curve: object, n: object, names: tuple[str, str] = ("weights", "w
             raise InputError(f"{c} has shape {w.shape}; an array of weights must have shape "
                              f"({n},), one per frame of the window")
         if not np.all(np.isfinite(w)) or np.any(w < 0) or w.max() <= 0:
-            said = np.array2string(w, precision=4, threshold=8)
+            said = np.array2string(w, precision=4, threshold=8, max_line_width=1 << 30)
             raise InputError(f"{c}={said} must be finite, >= 0, and not all zero")
         with np.errstate(over="ignore"):
             if not np.isfinite(w.sum()):  # [1e308, 1e308] sums past the largest float

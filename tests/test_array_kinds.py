@@ -197,3 +197,34 @@ def test_a_focus_tensor_off_the_cpu_is_read_or_said_in_one_line(rng):
             dof(frames, depth, focus_distance=2.0, f_stop=f_stop)
         assert str(info.value) == ("f_stop=tensor(..., device='meta', size=()) cannot be read "
                                    "on meta: give f_stop.cpu()")
+
+
+def test_an_array_given_wrongly_is_said_on_one_line_naming_its_argument(rng):
+    """Was: weights=, shutter= and curve= said over several lines (NumPy's repr, or
+    array2string wrapping at 75 characters), and depth_kind=np.array(["a", "b"]) NumPy's
+    "truth value of an array ... is ambiguous" (a review's find)."""
+    frames = rng.random((2, H, W, 3), dtype=np.float32)
+    hyper = hf.HyperFrame(frames, metres(rng, 2), velocity=np.zeros((2, H, W, 2), np.float32),
+                          timestamps=np.array([0.0, 0.5]))
+    calls = [
+        (lambda: hf.WindowWeights.sliding(np.array([["a"] * 6] * 6), 2, 2), InputTypeError,
+         "weights=array([['a', 'a', 'a', 'a', 'a', 'a'], ['a', 'a', 'a', 'a', 'a', 'a'], "
+         "['a', ... must be an array of numbers, one weight per frame of the window "
+         "(hf.curve_weights(curve, window))"),
+        (lambda: hf.fuse(hyper, hf.WindowWeights.sliding(np.ones(2) / 2, 1, 2),
+                         shutter=np.array([["open", "shut"]] * 2)), InputTypeError,
+         "shutter=array([['open', 'shut'], ['open', 'shut']], dtype='<U4') is no (open, close) "
+         "times; expected (1, 2) seconds with close >= open"),
+        (lambda: hf.curve_weights(np.full(20, -1.23456789e300), 20), InputError,
+         "curve=[-1.2346e+300 -1.2346e+300 -1.2346e+300 ... -1.2346e+300 -1.2346e+300 "
+         "-1.2346e+300] must be finite, >= 0, and not all zero"),
+        (lambda: dof(frames, metres(rng, 2), depth_kind=np.array(["a", "b"])), InputError,
+         "depth_kind=array(['a', 'b'], dtype='<U1') must be one of distance, disparity"),
+        (lambda: hf.HyperFramePool(np.ones((2, 3)), np.uint8, capacity=2), InputError,
+         "frame_shape=array([[1., 1., 1.], [1., 1., 1.]]) must be (H, W, C): whole sizes >= 1, "
+         "C 1 (gray), 3 (RGB) or 4 (RGBA)"),
+    ]
+    for call, kind, line in calls:
+        with pytest.raises(kind) as info:
+            call()
+        assert str(info.value) == line

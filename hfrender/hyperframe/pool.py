@@ -22,7 +22,7 @@ from typing import Any, NamedTuple, Protocol
 
 import numpy as np
 
-from hfrender.errors import InputError
+from hfrender.errors import InputError, shown
 from hfrender.hyperframe.frame import HyperFrame, Status  # noqa: F401 - their old home
 from hfrender.sizes import bytes_said
 from hfrender.validate import CHANNELS, integer, pixel_dtype
@@ -46,7 +46,7 @@ def _frame_shape(shape: Any) -> tuple[int, int, int]:
     ok = len(dims) == 3 and all(isinstance(n, numbers.Integral) and not isinstance(n, bool)
                                 and n >= 1 for n in dims)
     if not ok or dims[2] not in CHANNELS:
-        raise InputError(f"frame_shape={shape!r} must be (H, W, C): whole sizes >= 1, C 1 "
+        raise InputError(f"frame_shape={shown(shape)} must be (H, W, C): whole sizes >= 1, C 1 "
                          "(gray), 3 (RGB) or 4 (RGBA)")
     return tuple(int(n) for n in dims)
 

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from hfrender import validate
-from hfrender.errors import InputError, InputTypeError
+from hfrender.errors import InputError, InputTypeError, shown
 
 
 @dataclass(frozen=True)
@@ -166,7 +166,7 @@ def window_row(weights: object) -> np.ndarray:
                              f"of the window: a curve's are hf.curve_weights({weights!r}, window)")
     row = validate.real_array(weights, "weights")  # (Fractions)
     if row is None:  # (["1", "2"], [None, 1], True: no weights, said as given)
-        raise InputTypeError(f"weights={weights!r} must be an array of numbers, one weight "
+        raise InputTypeError(f"weights={shown(weights)} must be an array of numbers, one weight "
                              "per frame of the window (hf.curve_weights(curve, window))")
     if row.ndim != 1 or not row.size:
         raise InputError(f"weights has shape {row.shape}; expected (window,): one weight per "
