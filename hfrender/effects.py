@@ -20,7 +20,7 @@ from hfrender.dof_layers import check_method
 from hfrender.errors import InputError, InputTypeError, shown
 from hfrender.hyperframe.frame import HyperFrame
 from hfrender.hyperframe.windows import WindowWeights
-from hfrender.interop import native, to_array, to_numpy
+from hfrender.interop import native, to_array, to_numpy, unmasked
 from hfrender.lens_args import depth_lenses, disparity_of, frame_lenses, one_numbers
 from hfrender.optics import Lens
 from hfrender.shutter_curve import weights_of
@@ -241,6 +241,8 @@ def fuse(hyperframe: HyperFrame, weights: WindowWeights, *,
                          "fuse it before release()")
     # big-endian frames as their values, as motion_blur takes them (was: "dtype >u2; allowed:
     # uint8, uint16, float32")
+    for plane in ("frames", "depth", "velocity"):  # (was: read through a mask, unsaid)
+        unmasked(getattr(hyperframe, plane), f"hyperframe.{plane}")
     frames = validate.frames(native(hyperframe.frames), "hyperframe.frames")
     linear_light = validate.flag(linear_light, "linear_light")  # (was: any value's truth)
     if weights.count and weights.frames_needed() > frames.shape[0]:

@@ -2,6 +2,7 @@ import logging
 import os
 import subprocess
 import sys
+import warnings
 import zipfile
 from pathlib import Path
 
@@ -382,3 +383,50 @@ def test_a_masked_array_with_values_masked_is_refused_not_read_unmasked(rng):
                                 "masked; hfrender reads every value, the masked ones too: give "
                                 f"{name}.filled(v), v what they stand for")
         np.testing.assert_array_equal(call(np.ma.masked_array), call(np.asarray))
+
+
+def test_masked_lens_values_hyperframes_and_pushed_frames_are_refused_not_read(rng):
+    """A masked focus_distance, f_stop (a keyword's or a Lens's), focus_pixel, hyperframe
+    given to fuse and frame pushed into a pool were read through their masks without a word
+    (a review's find); each is now the masked-array line naming it."""
+    frames = rng.integers(0, 256, (2, 4, 5, 3), dtype=np.uint8)
+    depth = rng.uniform(1.0, 5.0, (2, 4, 5)).astype(np.float32)
+    hyper_mask = np.zeros(frames.shape, bool)
+    hyper_mask[0, 1, 2] = True  # one pixel's 3 values
+    depth_mask = np.zeros(depth.shape, bool)
+    depth_mask[1, 3, :2] = True
+    weights = hf.WindowWeights.sliding(np.ones(2) / 2, 1, 2)
+    builder = hf.HyperFrameBuilder(hf.HyperFramePool((4, 5, 3), np.uint8, capacity=2))
+
+    def dof(**kw):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # (a focus note)
+            return hf.depth_of_field(frames, depth, **kw)
+
+    calls = [
+        ("focus_distance", 1, 2,
+         lambda: dof(focus_distance=np.ma.masked_array([2.0, 3.0], mask=[0, 1]), f_stop=2.0)),
+        ("f_stop", 1, 1,
+         lambda: dof(focus_distance=2.0, f_stop=np.ma.masked_array([2.0], mask=[1]))),
+        ("f_stop", 1, 1, lambda: hf.Lens(2.0, np.ma.masked_array(2.8, mask=True))),
+        ("focus_pixel", 1, 2,
+         lambda: dof(focus_pixel=np.ma.masked_array([1, 2], mask=[0, 1]), f_stop=2.0)),
+        ("hyperframe.frames", 3, frames.size,
+         lambda: hf.fuse(hf.HyperFrame(np.ma.masked_array(frames, hyper_mask)), weights)),
+        ("hyperframe.depth", 2, depth.size,
+         lambda: hf.fuse(hf.HyperFrame(frames, np.ma.masked_array(depth, depth_mask)),
+                         weights, lens=hf.Lens(2.0, 2.0))),
+        ("frame", 3, frames[0].size,
+         lambda: builder.push(np.ma.masked_array(frames[0], hyper_mask[0]), 0.0)),
+        ("depth", 2, depth[1].size,
+         lambda: hf.HyperFrameBuilder(hf.HyperFramePool((4, 5, 3), np.uint8, capacity=2,
+                                                        depth=True)).push(
+             frames[1], 0.0, np.ma.masked_array(depth[1], depth_mask[1]))),
+    ]
+    for name, count, size, call in calls:
+        with pytest.raises(hf.InputError) as e:
+            call()
+        assert str(e.value) == (f"{name} is a masked array with {count} of {size} values "
+                                "masked; hfrender reads every value, the masked ones too: give "
+                                f"{name}.filled(v), v what they stand for")
+    assert builder.push(frames[0], 0.0) is None  # (the refused frame was not written)

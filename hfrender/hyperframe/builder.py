@@ -27,6 +27,7 @@ from hfrender.hyperframe.pool import (
     slot_count,
     sub_frame_bytes,
 )
+from hfrender.interop import unmasked
 from hfrender.limits import NO_LIMIT, cgroup_folders
 
 DEFAULT_CAP = 64  # frames per hyperframe when memory is plentiful
@@ -237,6 +238,7 @@ class HyperFrameBuilder:
         """Copy ``frame`` (and ``depth``) into the pool; a hyperframe when a slot fills. A
         depth is checked as :func:`hfrender.fuse` checks it, named by the frame's index
         (``depth frame 12 has a NaN at row 3, column 1; ...``)."""
+        unmasked(frame, "frame")  # (was: read through its mask, unsaid)
         frame = np.asarray(frame)
         pool = self.pool
         if frame.shape != pool.frame_shape or frame.dtype.newbyteorder("=") != pool.dtype:
@@ -251,7 +253,8 @@ class HyperFrameBuilder:
             raise InputError(f"depth has shape {np.shape(depth)}; expected "
                              f"{pool.frame_shape[:2]}")
         if depth is not None:  # fuse's line, at push (was: found at fuse, or NumPy's bare
-            depth = validate.depth(np.asarray(depth), pool.frame_shape,  # ValueError)
+            unmasked(depth, "depth")  # ValueError; a mask unsaid)
+            depth = validate.depth(np.asarray(depth), pool.frame_shape,
                                    f"depth frame {self.frames_pushed}")
         if pool.has_velocity:
             raise InputError("push() takes no velocity: fill it through reserve()")
