@@ -241,9 +241,9 @@ def fuse(hyperframe: HyperFrame, weights: WindowWeights, *,
                          "fuse it before release()")
     # big-endian frames as their values, as motion_blur takes them (was: "dtype >u2; allowed:
     # uint8, uint16, float32")
-    for plane in ("frames", "depth", "velocity"):  # (was: read through a mask, unsaid)
-        unmasked(getattr(hyperframe, plane), f"hyperframe.{plane}")
-    frames = validate.frames(native(hyperframe.frames), "hyperframe.frames")
+    planes = {p: unmasked(getattr(hyperframe, p), f"hyperframe.{p}")  # (was: read through
+              for p in ("frames", "depth", "velocity")}  # a mask, unsaid; a plain array)
+    frames = validate.frames(native(planes["frames"]), "hyperframe.frames")
     linear_light = validate.flag(linear_light, "linear_light")  # (was: any value's truth)
     if weights.count and weights.frames_needed() > frames.shape[0]:
         raise InputError(
@@ -255,7 +255,7 @@ def fuse(hyperframe: HyperFrame, weights: WindowWeights, *,
         if hyperframe.depth is None:
             raise InputError("lens given but the hyperframe has no depth plane")
         lens = frame_lenses(lens, frames.shape[0])
-        depth = validate.depth(hyperframe.depth, frames.shape, "hyperframe.depth")
+        depth = validate.depth(planes["depth"], frames.shape, "hyperframe.depth")
     on_device = not isinstance(frames, np.ndarray)
     if out is not None:
         _check_out(out, (weights.count,) + frames.shape[1:], frames.dtype, on_device)

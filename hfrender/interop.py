@@ -63,8 +63,7 @@ def _to_cupy(x: Any, name: str) -> tuple[Any, Callable[[Any], Any]]:
 def to_numpy(x: Any, name: str) -> tuple[np.ndarray, Callable[[np.ndarray], Any]]:
     """``(array, back)``: a NumPy view of ``x`` and a function that converts results back."""
     if isinstance(x, np.ndarray):
-        unmasked(x, name)
-        return native(x), _same
+        return native(unmasked(x, name)), _same
     if is_device_array(x):
         raise BackendUnavailable(
             f"{name} is a GPU array ({type(x).__module__}.{type(x).__name__}); this call "
@@ -135,7 +134,7 @@ def _stacked(arrs: list[np.ndarray], name: str) -> np.ndarray:
                          f"is {arrs[0].dtype} {arrs[0].shape}, frame {bad} is {arrs[bad].dtype} "
                          f"{arrs[bad].shape}")
     if any(isinstance(f, np.ma.MaskedArray) for f in arrs):
-        unmasked(np.ma.stack(arrs), name)
+        return native(unmasked(np.ma.stack(arrs), name))
     return native(np.stack(arrs))
 
 
@@ -189,13 +188,15 @@ def unread(x: Any, name: str) -> str:
     return f"{where}: give {name}.cpu()"
 
 
-def unmasked(x: Any, name: str) -> None:
+def unmasked(x: Any, name: str) -> Any:
     """A NumPy masked array with values masked is one line: hfrender reads every value,
     the masked ones too (was: read through its mask without a word, a depth's holes or a
     flow's occlusions blurred as the numbers under them). One with none masked is its
-    values."""
-    if not isinstance(x, np.ma.MaskedArray) or not np.ma.getmaskarray(x).any():
-        return
+    values, a plain ndarray (was: passed on as a MaskedArray); anything else ``x``."""
+    if not isinstance(x, np.ma.MaskedArray):
+        return x
+    if not np.ma.getmaskarray(x).any():
+        return np.ma.getdata(x)
     count = int(np.ma.getmaskarray(x).sum())
     raise InputError(f"{name} is a masked array with {count} of {x.size} values masked; "
                      f"hfrender reads every value, the masked ones too: give {name}.filled(v), "

@@ -430,3 +430,20 @@ def test_masked_lens_values_hyperframes_and_pushed_frames_are_refused_not_read(r
                                 "masked; hfrender reads every value, the masked ones too: give "
                                 f"{name}.filled(v), v what they stand for")
     assert builder.push(frames[0], 0.0) is None  # (the refused frame was not written)
+
+
+def test_a_masked_array_with_nothing_masked_is_read_as_a_plain_array(rng):
+    """One with nothing masked passed on as a MaskedArray (native() kept the subclass), so a
+    result came back masked, or a later step read it through np.ma's rules (a review's
+    find); now its data, a plain ndarray."""
+    from hfrender.interop import to_numpy
+
+    frames = rng.integers(0, 256, (2, 4, 5, 3), dtype=np.uint8)
+    for given in (np.ma.masked_array(frames), np.ma.masked_array(frames.astype(">u2"))):
+        arr, _ = to_numpy(given, "frames")
+        assert type(arr) is np.ndarray
+        np.testing.assert_array_equal(arr, frames)
+    for given in (np.ma.masked_array(frames), [np.ma.masked_array(f) for f in frames]):
+        got = hf.motion_blur(given, 2)
+        assert type(got) is np.ndarray
+        np.testing.assert_array_equal(got, hf.motion_blur(frames, 2))
