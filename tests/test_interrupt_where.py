@@ -176,9 +176,8 @@ def _ctrl_c_once(path):
         assert not thread.is_alive()
 
 
-ASLEEP = ("if t > 1.9:\n"
-          "            open('asleep', 'w').close()\n"
-          "            import time; time.sleep(30)")
+ASLEEP = ("if t > 1.9:  # the mark and the sleep on one line: a Ctrl-C sent once the mark\n"
+          "            import time; open('asleep', 'w').close(); time.sleep(30)  # is there")
 
 
 def test_a_batch_names_the_place_of_the_job_that_was_drawing(tmp_path, monkeypatch, capsys):
@@ -193,7 +192,7 @@ def test_a_batch_names_the_place_of_the_job_that_was_drawing(tmp_path, monkeypat
     with _ctrl_c_once(tmp_path / "asleep"):
         assert main(["batch", "jobs.toml", "--quiet"]) == 130
     last = capsys.readouterr().err.strip().splitlines()[-1]
-    assert last == ("interrupted in job 'loop' at loop.py:13, update(t=1.967): 0 of 2 jobs "
+    assert last == ("interrupted in job 'loop' at loop.py:12, update(t=1.967): 0 of 2 jobs "
                     "finished; run the same command again to go on (finished jobs are "
                     "skipped, a half-done one resumes)"), last
     assert not list(tmp_path.glob("*.mp4"))
@@ -209,6 +208,6 @@ def test_render_on_ray_names_the_place_where_its_own_look_hung(tmp_path, monkeyp
     with _ctrl_c_once(tmp_path / "asleep"):
         assert main(["render", "loop.py", *ARGS, "--ray", "local"]) == 130
     last = capsys.readouterr().err.strip().splitlines()[-1]
-    assert last == ("interrupted in loop.py:13, update(t=1.967): no segment of l.mp4 was "
+    assert last == ("interrupted in loop.py:12, update(t=1.967): no segment of l.mp4 was "
                     "finished; nothing is kept"), last
     assert not list(tmp_path.glob("*.mp4"))
