@@ -88,21 +88,23 @@ def test_a_helper_edited_between_two_renders_is_read_again(tmp_path):
 
 
 TWO = """
+import builtins
 import json
 import sys
 from pathlib import Path
 
 from hfrender.scene.loader import load_scene
 
-import common  # the script's own, beside it in a/
+from common import WHERE  # the script's own, beside it in a/ (no name holds the module)
 
 here = Path(__file__).resolve().parent
 seen = []
-for folder in ("a", "b", "a"):
+for folder in {order}:
     scene = load_scene(str(here.parent / folder / "scene.py"))
     scene.setup()
     seen.append(scene.seen)
-print(json.dumps({"seen": seen, "kept": sys.modules["common"] is common}))
+print(json.dumps({{"seen": seen, "runs": builtins.COMMON_RUNS, "where": WHERE,
+                  "kept": sys.modules["common"].__file__ == str(here / "common.py")}}))
 """
 
 TWO_SCENE = """
@@ -116,15 +118,26 @@ class S(hf.Scene):
         self.seen = [common.WHERE, later.WHERE]
 """
 
+COMMON = """
+import builtins
+WHERE = {where!r}
+if WHERE == "a":  # how many times the script's own was run
+    builtins.COMMON_RUNS = getattr(builtins, "COMMON_RUNS", 0) + 1
+"""
 
-def test_a_callers_module_does_not_hide_another_scenes_own_of_its_name(tmp_path):
+
+@pytest.mark.parametrize("order", [("a", "b", "a"), ("b", "a", "b", "a")])
+def test_a_callers_module_does_not_hide_another_scenes_own_of_its_name(tmp_path, order):
     """The caller's ``common`` (a/, imported by a/make.py) kept across loads hid the
     ``common.py`` beside a scene of another folder: b's scene read a's (a review of the
-    change above). Now each scene its own folder's; a's, the caller's, set back after."""
+    change above; then another: where b's scene came first, and a's module read again
+    where the script held none of it). Now each scene its own folder's; a's, the caller's,
+    set back for a's scenes, and run once."""
     for folder in ("a", "b"):
         (tmp_path / folder).mkdir()
         (tmp_path / folder / "scene.py").write_text(TWO_SCENE)
-        (tmp_path / folder / "common.py").write_text(f"WHERE = {folder!r}\n")
-    (tmp_path / "a" / "make.py").write_text(TWO)
-    assert _run(tmp_path / "a" / "make.py", tmp_path) == {
-        "seen": [["a", "a"], ["b", "b"], ["a", "a"]], "kept": True}
+        (tmp_path / folder / "common.py").write_text(COMMON.format(where=folder))
+    (tmp_path / "a" / "make.py").write_text(TWO.format(order=order))
+    got = _run(tmp_path / "a" / "make.py", tmp_path)
+    assert got == {"seen": [[f, f] for f in order], "runs": 1, "where": "a",
+                   "kept": order[-1] == "a"}

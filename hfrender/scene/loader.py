@@ -6,12 +6,9 @@ import codecs
 import contextlib
 import importlib.util
 import inspect
-import os
 import re
 import sys
 import threading
-import types
-import weakref
 from collections.abc import Callable
 from functools import partial
 from pathlib import Path
@@ -20,6 +17,7 @@ from typing import Any
 from hfrender.errors import HFRenderError, InputError, Spelling, nearest, saying, spelling
 from hfrender.scene import Scene, ShaderScene, other_names
 from hfrender.scene.error_hints import keyword_hint, manim_name_hint, pythons_suggestion
+from hfrender.scene.scene_modules import forget_scene_modules
 from hfrender.scene.shader_code import UNCLOSED_COMMENT, unclosed_comment
 from hfrender.scene.sources import (
     SHADER_SUFFIXES,
@@ -185,15 +183,6 @@ def _missing(said: str, name: str, names: list[str]) -> str:
         f"{said}; found {', '.join(names)}"
 
 
-# the folders of the scenes loaded in this process (on sys.path resolved, so their modules'
-# files are named under them as they are); their modules of the user's own (not hfrender's
-# or a library's, should those sit there too) are read afresh at every load, but for the
-# caller's (_CALLERS)
-_scene_folders: set[Path] = set()
-# the modules of the caller's own in a scene's folder, there when hfrender first loaded a
-# scene of that folder (a script's __main__, the settings.py it imports): the caller's,
-# never forgotten (was: forgotten at every load, and `import __main__` failed after)
-_CALLERS: weakref.WeakValueDictionary[str, types.ModuleType] = weakref.WeakValueDictionary()
 _IMPORTING = threading.RLock()  # (a scene importing while imported: the same thread)
 IMPORT_WAIT_S = 120.0  # another thread's import of a scene file waited for, at most
 
@@ -217,48 +206,9 @@ def _import(p: Path) -> object:
         _IMPORTING.release()
 
 
-def _forget_scene_modules(folder: Path) -> None:
-    """Forgets the modules of the user's own in the scenes' folders (``folder`` one of
-    them now) that scenes loaded, at their top or later (in ``setup()``): those there when
-    hfrender first saw their folder are the caller's, kept (:data:`_CALLERS`)."""
-    before = tuple(os.path.join(str(f), "") for f in _scene_folders)  # "/a/b/": a prefix
-    _scene_folders.add(folder)
-    inside = tuple(os.path.join(str(f), "") for f in _scene_folders)
-    main = sys.modules.get("__main__")
-    for name, module in list(sys.modules.items()):
-        file = getattr(module, "__file__", None)
-        if not (isinstance(file, str) and file.startswith(inside) and users_file(file)):
-            continue
-        if module is main or not file.startswith(before):  # a folder new: all the caller's
-            _CALLERS[name] = module
-        elif _CALLERS.get(name) is not module:
-            sys.modules.pop(name, None)
-    _callers_for(folder, main)
-
-
-def _callers_for(folder: Path, main: object) -> None:
-    """The caller's modules as a scene of ``folder`` finds them: one of another folder whose
-    name a module beside this scene has (``common``, a ``common.py`` here too) set aside,
-    the scene reads its own (was: the caller's kept, a review); one of this folder set back
-    where a scene of another folder had its own under that name."""
-    here = os.path.join(str(folder), "")
-    for name, module in list(_CALLERS.items()):
-        if module is main:
-            continue
-        if getattr(module, "__file__", "").startswith(here):
-            sys.modules[name] = module
-        elif sys.modules.get(name) is module and _beside(folder, name.partition(".")[0]):
-            sys.modules.pop(name)
-
-
-def _beside(folder: Path, name: str) -> bool:
-    """Whether ``folder`` holds a module ``name`` a scene there imports (a file, a package)."""
-    return (folder / f"{name}.py").is_file() or (folder / name / "__init__.py").is_file()
-
-
 def _import_alone(p: Path) -> object:
     folder = p.resolve().parent
-    _forget_scene_modules(folder)
+    forget_scene_modules(folder)
     if str(folder) in sys.path:  # a scene imports the modules that sit beside it: its own
         sys.path.remove(str(folder))  # folder first, before another scene's
     sys.path.insert(0, str(folder))
