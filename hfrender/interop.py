@@ -114,9 +114,9 @@ def _listed(x: list | tuple, name: str) -> tuple[np.ndarray, Callable[[np.ndarra
                                  "on the GPU")
         arrs = [to_numpy(f, f"{name}[{i}]")[0] for i, f in enumerate(x)]
         return _stacked(arrs, name), _converter_for(x[0])
-    numbers = real_numbers(x) if depth else None
-    if numbers is not None:
-        return numbers, _same
+    metres = real_numbers(x) if depth else None
+    if metres is not None:
+        return metres, _same
     item = next(f for f in x if not (isinstance(f, np.ndarray) or hasattr(f, "__dlpack__")))
     instead = ("give an array of metres (np.asarray(depth, np.float32))" if depth else
                "give an array of a pixel type (np.asarray(frames, np.uint8))")
