@@ -117,11 +117,48 @@ def _listed(x: list | tuple, name: str) -> tuple[np.ndarray, Callable[[np.ndarra
     metres = real_numbers(x) if depth else None
     if metres is not None:
         return metres, _same
+    if depth:  # (was: 'a list holding builtins.list', where rows were given)
+        raise InputTypeError(f"{name} is a {type(x).__name__} of {_found(x)}; {name} takes "
+                             "numbers (metres): give an array of metres (np.asarray(depth, "
+                             "np.float32))")
     item = next(f for f in x if not (isinstance(f, np.ndarray) or hasattr(f, "__dlpack__")))
-    instead = ("give an array of metres (np.asarray(depth, np.float32))" if depth else
-               "give an array of a pixel type (np.asarray(frames, np.uint8))")
     raise InputTypeError(f"{name} is a {type(x).__name__} holding {_kind(item)}; a list takes "
-                         f"{'depth frames or rows of metres' if depth else 'frames'}: {instead}")
+                         "frames: give an array of a pixel type (np.asarray(frames, np.uint8))")
+
+
+def _found(x: list | tuple) -> str:
+    """What nested lists that are not real numbers hold, in words: NumPy's dtype of them
+    ('str', 'bool', 'complex128'), else the kind of the first item that is not a real
+    number ('NoneType'), else 'rows of unequal lengths'."""
+    try:
+        arr = np.asarray(x)
+    except (TypeError, ValueError):  # (ragged)
+        arr = None
+    if arr is not None and arr.dtype.kind != "O":
+        return _dtype_word(arr.dtype)
+    return _first_odd(x) or "rows of unequal lengths"
+
+
+def _first_odd(x: list | tuple) -> str | None:
+    """The kind of the first item of nested lists that is not a real number, None if all are."""
+    for item in x:
+        if isinstance(item, (list, tuple)):
+            odd = _first_odd(item)
+        elif isinstance(item, (numbers.Real, Decimal)) and not isinstance(item, bool):
+            odd = None
+        elif real_numbers(item) is not None:  # (an array, a tensor of numbers)
+            odd = None
+        elif isinstance(item, np.ndarray):
+            odd = _dtype_word(item.dtype)
+        else:
+            odd = type(item).__name__ if type(item).__module__ == "builtins" else _kind(item)
+        if odd:
+            return odd
+    return None
+
+
+def _dtype_word(dtype: np.dtype) -> str:
+    return {"U": "str", "S": "bytes", "b": "bool"}.get(dtype.kind, dtype.name)
 
 
 def _stacked(arrs: list[np.ndarray], name: str) -> np.ndarray:

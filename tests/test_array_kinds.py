@@ -82,11 +82,15 @@ def test_nested_lists_of_numbers_are_read_alike_for_depth_and_velocity(rng):
     np.testing.assert_array_equal(
         dof(frames, depths.tolist(), focus_distance=2.0, f_stop=2.0),
         dof(frames, depths, focus_distance=2.0, f_stop=2.0))
-    with pytest.raises(InputTypeError) as info:  # numbers, as velocity's line says it
-        hf.vector_blur(frame, velocity, [["near", "far"]])
-    assert str(info.value) == ("depth is a list holding builtins.list; a list takes depth "
-                               "frames or rows of metres: give an array of metres "
-                               "(np.asarray(depth, np.float32))")
+    for bad, found in [([["near", "far"]], "str"), ([[True, False]], "bool"),
+                       ([[1.5, None]], "NoneType"), ([[1.5, 2j]], "complex128"),
+                       ([depth[0], ["a"]], "str"), ([[1.5, 2.0], [3.0]],
+                                                    "rows of unequal lengths")]:
+        with pytest.raises(InputTypeError) as info:  # what was found, not the rows' list
+            hf.vector_blur(frame, velocity, bad)
+        assert str(info.value) == (f"depth is a list of {found}; depth takes numbers "
+                                   "(metres): give an array of metres (np.asarray(depth, "
+                                   "np.float32))")
     with pytest.raises(InputTypeError, match=r"^frames is a list holding builtins\.list; a "
                        r"list takes frames: give an array of a pixel type \(np\.asarray\("
                        r"frames, np\.uint8\)\)$"):  # (frames' numbers need their dtype)
