@@ -114,10 +114,11 @@ def _listed(x: list | tuple, name: str) -> tuple[np.ndarray, Callable[[np.ndarra
                                  "on the GPU")
         arrs = [to_numpy(f, f"{name}[{i}]")[0] for i, f in enumerate(x)]
         return _stacked(arrs, name), _converter_for(x[0])
-    metres = real_numbers(x) if depth else None
+    metres = named_numbers(x, name) if depth else None
     if metres is not None:
         return metres, _same
     if depth:  # (was: 'a list holding builtins.list', where rows were given)
+        grad_free(x, name, deep=True)  # (ragged rows: NumPy stopped before meeting one)
         raise InputTypeError(f"{name} is a {type(x).__name__} of {_found(x)}; {name} takes "
                              "numbers (metres): give an array of metres (np.asarray(depth, "
                              "np.float32))")
@@ -186,6 +187,32 @@ def real_numbers(value: Any) -> np.ndarray | None:
     except (TypeError, ValueError):
         return None
     return arr if arr.dtype.kind in "iuf" else None
+
+
+def named_numbers(value: Any, name: str) -> np.ndarray | None:
+    """:func:`real_numbers`, where a tensor that requires grad deep in nested lists (which
+    NumPy met: torch's RuntimeError, a traceback) is :func:`grad_free`'s line naming it."""
+    try:
+        return real_numbers(value)
+    except RuntimeError:
+        grad_free(value, name, deep=True)
+        raise
+
+
+def grad_free(value: object, name: str, deep: bool = False) -> None:
+    """A torch tensor that requires grad, given for numbers that are only read (velocity,
+    weights, a shutter, a focus pull), is one line naming it (was: torch's RuntimeError
+    from inside ``np.asarray``, a traceback); in a list or tuple, the first item that does,
+    by its index (``weights[1]``; was looked past). ``deep``: in nested lists too (looked
+    into where NumPy met one: a velocity's rows would cost seconds a 1080p frame)."""
+    if isinstance(value, (list, tuple)):
+        for i, item in enumerate(value):
+            if type(item) not in (float, int) and (deep or type(item) not in (list, tuple)):
+                grad_free(item, f"{name}[{i}]", deep)
+    if getattr(value, "requires_grad", False) is True:
+        kind = f"{type(value).__module__.split('.')[0]}.{type(value).__name__}"
+        raise InputTypeError(f"{name} ({kind}) requires grad: pass {name}.detach() (its "
+                             "values are read; no gradient flows back)")
 
 
 def _kind(x: Any) -> str:

@@ -12,7 +12,7 @@ from typing import Any
 import numpy as np
 
 from hfrender.errors import InputError, InputTypeError, shown
-from hfrender.interop import real_numbers, unmasked
+from hfrender.interop import grad_free, named_numbers, unmasked
 from hfrender.optics import MIN_BLUR_PX, Lens, scalar  # noqa: F401 (validate.scalar)
 
 UNLIKELY_METRES = 1000.0  # integer depth read as metres this far away: millimetres, likely
@@ -160,28 +160,8 @@ def real_array(value: object, name: str) -> np.ndarray | None:
     knows it (:func:`grad_free`; required: was 'value' where a caller left it out)."""
     grad_free(value, name)
     unmasked(value, name)
-    try:
-        arr = real_numbers(value)  # (depth's nested lists read alike: interop's)
-    except RuntimeError:  # (torch's: a tensor that requires grad in a nested list)
-        grad_free(value, name, deep=True)
-        raise
+    arr = named_numbers(value, name)  # (depth's nested lists read alike: interop's)
     return None if arr is None else arr.astype(np.float64, copy=False)
-
-
-def grad_free(value: object, name: str, deep: bool = False) -> None:
-    """A torch tensor that requires grad, given for numbers that are only read (velocity,
-    weights, a shutter, a focus pull), is one line naming it (was: torch's RuntimeError
-    from inside ``np.asarray``, a traceback); in a list or tuple, the first item that does,
-    by its index (``weights[1]``; was looked past). ``deep``: in nested lists too (looked
-    into where NumPy met one: a velocity's rows would cost seconds a 1080p frame)."""
-    if isinstance(value, (list, tuple)):
-        for i, item in enumerate(value):
-            if type(item) not in (float, int) and (deep or type(item) not in (list, tuple)):
-                grad_free(item, f"{name}[{i}]", deep)
-    if getattr(value, "requires_grad", False) is True:
-        kind = f"{type(value).__module__.split('.')[0]}.{type(value).__name__}"
-        raise InputTypeError(f"{name} ({kind}) requires grad: pass {name}.detach() (its "
-                             "values are read; no gradient flows back)")
 
 
 def flag(value: object, name: str, default_none: bool = False) -> bool:

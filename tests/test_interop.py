@@ -343,6 +343,25 @@ def test_a_list_holding_tensors_that_require_grad_is_one_line_naming_the_item(ca
                                ".detach() (its values are read; no gradient flows back)")
 
 
+def test_a_depth_list_mixing_a_tensor_that_requires_grad_with_rows_is_one_line():
+    """depth=[tensor row requiring grad, [metres], ...] (or the tensor in a row) was torch's
+    RuntimeError "Can't call numpy() on Tensor that requires grad" from np.asarray in
+    interop.real_numbers, a traceback (a review's find)."""
+    torch = pytest.importorskip("torch", reason="torch is installed by the test command")
+    row = torch.full((5,), 2.0, requires_grad=True)
+    frame = np.zeros((4, 5, 3), np.uint8)
+    for depth, name in [([row] + [[2.0] * 5] * 3, "depth[0]"),
+                        ([[2.0] * 5, [2.0] * 4 + [row[0]]] + [[2.0] * 5] * 2, "depth[1][4]"),
+                        ([[2.0] * 5, [row[0], 2.0]], "depth[1][0]")]:  # (ragged besides)
+        for call in (lambda d: hf.vector_blur(frame, np.ones((4, 5, 2)), d),
+                     lambda d: hf.depth_of_field(frame, d, focus_distance=2.0, f_stop=2.8)):
+            with pytest.raises(hf.InputTypeError) as info:
+                call(depth)
+            assert str(info.value) == (f"{name} (torch.Tensor) requires grad: pass {name}"
+                                       ".detach() (its values are read; no gradient flows "
+                                       "back)")
+
+
 def test_a_list_of_frames_in_both_byte_orders_is_their_values(rng):
     """A list of 16-bit frames, some read big-endian ('>u2'), some native, was refused: 'all
     frames of a list must share shape and dtype; frame 0 is >u2 (4, 5, 3), frame 1 is uint16
