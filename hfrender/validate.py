@@ -179,11 +179,14 @@ def _unit_axes(shape: tuple) -> tuple:
 
 
 def depth(arr: np.ndarray, frames_shape: tuple, name: str = "depth",
-          one_for_all: bool = False, disparity: bool = False) -> np.ndarray:
+          one_for_all: bool = False, disparity: bool = False,
+          argument: str | None = None) -> np.ndarray:
     """Depth ``(N, H, W)`` (or ``(N, H, W, 1)``) matching ``frames_shape``, > 0, no NaN;
     ``one_for_all``: an ``(H, W)`` depth for every frame of a batch (a locked-off shot), as
     a broadcast view (NumPy or CuPy); ``disparity``: ``arr`` is a disparity map's
-    :func:`hfrender.disparity.inverse`, its NaN a NaN or +inf of the map, said so."""
+    :func:`hfrender.disparity.inverse`, its NaN a NaN or +inf of the map, said so;
+    ``argument``: the name a fix is given for where ``name`` labels more (push's ``depth``
+    of ``depth frame 3``; was advised 'pass depth frame 3 * 0.001')."""
     want = frames_shape[:-1]
     if arr.shape != want and _unit_axes(arr.shape) == _unit_axes(want) and \
             arr.ndim <= len(want) + 2:  # (H, W, 1), (1, H, W), a tensor's (N, 1, H, W) ...
@@ -205,7 +208,8 @@ def depth(arr: np.ndarray, frames_shape: tuple, name: str = "depth",
     far = unlikely_metres(arr)
     if far is not None:  # a warning of Python's: once per place it is called from
         warnings.warn(f"{name} is {arr.dtype} with values up to {far:g}, read as metres: if "
-                      f"these are millimetres, pass {name} * 0.001", UserWarning, stacklevel=3)
+                      f"these are millimetres, pass {argument or name} * 0.001", UserWarning,
+                      stacklevel=3)
     with np.errstate(over="ignore"):  # float64 past float32's range: inf, the sky
         arr = arr.astype(np.float32, copy=False)  # NumPy or CuPy alike
     bad = np.isnan(arr)  # told first, anywhere: the likelier mistake

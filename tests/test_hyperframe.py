@@ -305,6 +305,25 @@ def test_push_checks_shape_dtype_and_depth(rng):
     assert b.frames_pushed == 2
 
 
+def test_a_pushed_depth_in_millimetres_is_warned_of_by_frame_with_the_arguments_fix(rng):
+    """push's integer-depth warning advised "pass depth frame 3 * 0.001": the label naming
+    the frame stood in for the argument (a review's find). Now the frame is named, the fix
+    is the argument's."""
+    import warnings
+
+    b = hf.HyperFrameBuilder(make_pool(depth=True))
+    frame = rng.integers(0, 256, (6, 5, 3), dtype=np.uint8)
+    for _ in range(3):
+        b.push(frame, t=0.0, depth=np.full((6, 5), 2.0, np.float32))
+    depth = rng.integers(1500, 5000, (6, 5)).astype(np.uint16)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        b.push(frame, t=0.0, depth=depth)
+    said = [(str(w.message), w.filename) for w in caught]
+    assert said == [(f"depth frame 3 is uint16 with values up to {int(depth.max())}, read as "
+                     "metres: if these are millimetres, pass depth * 0.001", __file__)]
+
+
 def test_a_pool_of_another_dtype_or_too_large_is_one_line():
     with pytest.raises(TypeError, match=r"dtype=float64 must be uint8, uint16 or float32"):
         hf.HyperFramePool((4, 4, 3), np.float64)

@@ -255,7 +255,7 @@ class HyperFrameBuilder:
         if depth is not None:  # fuse's line, at push (was: found at fuse, or NumPy's bare
             unmasked(depth, "depth")  # ValueError; a mask unsaid)
             depth = validate.depth(np.asarray(depth), pool.frame_shape,
-                                   f"depth frame {self.frames_pushed}")
+                                   f"depth frame {self.frames_pushed}", argument="depth")
         if pool.has_velocity:
             raise InputError("push() takes no velocity: fill it through reserve()")
         if not (isinstance(t, numbers.Real) and math.isfinite(t)):
