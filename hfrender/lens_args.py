@@ -35,7 +35,8 @@ def one_numbers(o: dict) -> dict:
     """``depth_of_field``'s keywords ``o``, those of one number each (:data:`ONE_NUMBER`) a
     one-element array or tensor (NumPy code's ``np.array([1.4])``) as its number, as
     ``focus_distance=np.array([2.0])`` is one distance for every frame (was: "f_stop=
-    array([1.4]) must be a finite number > 0"); one of more values one line."""
+    array([1.4]) must be a finite number > 0"); one of more values one line; one that is no
+    number (a string, a bool) refused as given."""
     out = {}
     for name in ONE_NUMBER:
         value, shape = o[name], getattr(o[name], "shape", None)
@@ -46,7 +47,10 @@ def one_numbers(o: dict) -> dict:
                     " (a focus pull is focus_distance's, one per frame)"
                 raise InputError(f"{name}={shown(value)} holds {size} values; give one "
                                  f"number: it serves every frame{pull}")
-            value = value.reshape(())
+            number = validate.scalar(value.reshape(()), name)
+            # a number else as given, for its refusal (was: f_stop='1.4' for array(['1.4']))
+            value = number if isinstance(number, numbers.Real) and \
+                not isinstance(number, bool) else value
         out[name] = validate.scalar(value, name)
     return {**o, **out}
 

@@ -137,6 +137,11 @@ def test_a_one_element_array_is_its_number_for_one_value_keywords(rng):
     assert str(info.value) == ("f_stop=array([1.4, 2.8]) holds 2 values; give one number: it "
                                "serves every frame (a focus pull is focus_distance's, one per "
                                "frame)")
+    for bad, shown in [(np.array(["1.4"]), "array(['1.4'], dtype='<U3')"),
+                       (np.array([True]), "array([ True])")]:  # (was: '1.4', True)
+        with pytest.raises(InputTypeError) as info:  # refused as given, not as reshaped
+            dof(frames, depth, focus_distance=2.0, f_stop=bad)
+        assert str(info.value) == f"f_stop={shown} must be a finite number > 0"
 
 
 def test_a_pushed_depth_is_checked_at_push_as_fuse_checks_it(rng):
