@@ -324,6 +324,28 @@ def test_a_pushed_depth_in_millimetres_is_warned_of_by_frame_with_the_arguments_
                      "metres: if these are millimetres, pass depth * 0.001", __file__)]
 
 
+def test_a_big_endian_pools_reserved_views_are_in_this_machines_byte_order(rng):
+    """A '>u2' pool is uint16 in this machine's order, and so are reserve()'s views (said
+    in docs/effects.md and the pool's docstring, a review's find): a file's raw big-endian
+    bytes read into one are byte-swapped pixels; np.frombuffer(raw, '>u2') assigned are
+    the values."""
+    import io
+    import sys
+
+    pool = make_pool(shape=(4, 5, 3), dtype=">u2")
+    values = rng.integers(0, 65536, (4, 5, 3), dtype=np.uint16)
+    raw = values.astype(">u2").tobytes()  # as a file written big-endian holds them
+    b = hf.HyperFrameBuilder(pool)
+    color, _, _ = b.reserve(0.0)
+    assert pool.dtype == np.uint16 and color.dtype.isnative
+    io.BytesIO(raw).readinto(color)
+    np.testing.assert_array_equal(color, values.byteswap() if sys.byteorder == "little" else
+                                  values)
+    color[...] = np.frombuffer(raw, ">u2").reshape(color.shape)
+    np.testing.assert_array_equal(color, values)
+    b.cancel()
+
+
 def test_a_pool_of_another_dtype_or_too_large_is_one_line():
     with pytest.raises(TypeError, match=r"dtype=float64 must be uint8, uint16 or float32"):
         hf.HyperFramePool((4, 4, 3), np.float64)

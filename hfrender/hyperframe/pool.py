@@ -233,7 +233,10 @@ class HyperFramePool:
     ----------
     frame_shape : (H, W, C)
     dtype : frame dtype (uint8, uint16, float32; either byte order: '>u2' is uint16, the
-        arena's own order, as push takes a big-endian frame's values)
+        arena's own order, as push takes a big-endian frame's values). The views
+        ``reserve()`` gives are in this machine's byte order too: a file's raw big-endian
+        bytes read into them (``readinto``) are byte-swapped pixels; assign
+        ``np.frombuffer(raw, '>u2')`` instead
     capacity : frames per hyperframe (halo frames included)
     depth : also hold a float32 depth plane per frame
     velocity : also hold a float32 velocity plane (H, W, 2) per frame
