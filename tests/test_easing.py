@@ -289,10 +289,6 @@ def test_the_curves_picture_is_the_scripts():
 def test_a_tensor_that_requires_grad_or_a_masked_array_is_named_as_its_argument():
     """Was: 'value (torch.Tensor) requires grad: pass value.detach()' and 'give
     value.filled(v)': real_array called without the argument's name (a review's find)."""
-    import inspect
-
-    from hfrender import validate
-
     torch = pytest.importorskip("torch")
     grad = torch.tensor(0.25, requires_grad=True)
     with pytest.raises(hf.InputTypeError) as info:
@@ -310,5 +306,3 @@ def test_a_tensor_that_requires_grad_or_a_masked_array_is_named_as_its_argument(
                                "keys[1.5].detach() (its values are read; no gradient flows "
                                "back)")
     assert hf.lerp(0.0, 4.0, grad.detach()) == 1.0  # (detached: its value)
-    name = inspect.signature(validate.real_array).parameters["name"]
-    assert name.default is inspect.Parameter.empty  # (no caller can leave it out)

@@ -31,7 +31,6 @@ def say_one_of_many(path: str, p: Path) -> None:
                     "takes it; for each its own, give %s", path, p.parent, n, pattern)
 
 
-
 def no_depth(path: str) -> FootageError:
     """Why ``path`` gives no depth: not there (said first: was "a video is not read" of a
     video not there), a video, or a folder of other images (was: the formats listed for

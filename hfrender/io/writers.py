@@ -84,11 +84,11 @@ def _unknown_type(path: str, suffix: str, exr: bool, each: str | None = None) ->
     if field and suffix in (".png", ".exr"):  # %05x, %s: a field, but not a frame number's
         return (f"{output_said(path)}: {field.group()} is no frame-number field; an image "
                 f"sequence is named with one such as %05d (frames/%05d{suffix})")
-    frames = Path(path).with_name(f"{Path(path).stem}_%05d{suffix}")  # (still renders
+    frames = Path(path).with_name(f"{Path(path).stem}_%05d{suffix}")
     still = "hfrender still" if spelling().flags else "hf.still"  # (was the command's to both)
-    one = "" if suffix not in (".png", ".exr") else (  # scenes, not footage nor stores)
+    one = "" if suffix not in (".png", ".exr") else (  # (still renders scenes, not footage
         f" (one picture: {still})" if each is None else
-        f" (each frame a picture: {frames}{each})")
+        f" (each frame a picture: {frames}{each})")  # nor stores)
     images = "a PNG or EXR pattern" if exr else "a PNG pattern"
     return (f"{output_said(path)}: unknown output type {suffix or '(none)'!r}; use "
             f"{', '.join(VIDEO_SUFFIXES)} or {images} like frames/%05d.png{one}")
