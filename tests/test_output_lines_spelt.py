@@ -49,7 +49,10 @@ def test_a_busy_sample_store_is_named_as_the_call_gave_it(bar, capsys):
     assert not os.path.exists("o.mp4")
 
 
-def test_a_users_picture_at_a_frames_name_is_named_as_the_call_gave_it(bar, capsys):
+@pytest.mark.parametrize("typed", ["seq/%04d.png", "seq/####.png"])
+def test_a_users_picture_at_a_frames_name_is_named_as_the_call_gave_it(bar, capsys, typed):
+    """(And as typed: Blender's ``####`` was said as the ``%04d`` made of it, where the busy
+    line says it as typed.)"""
     os.mkdir("seq")
     rng = np.random.default_rng(5)
     Image.fromarray((rng.random((4, 8, 3)) * 255).astype(np.uint8)).save("seq/0002.png")
@@ -58,10 +61,10 @@ def test_a_users_picture_at_a_frames_name_is_named_as_the_call_gave_it(bar, caps
             "did, before it marked its frames); hfrender replaces only its own: remove it, "
             "or write to another name")
     with pytest.raises(WriterError) as info:
-        hf.render(bar, "seq/%04d.png", **SMALL)
-    assert str(info.value) == f"output='seq/%04d.png': {said}"
-    assert main(["render", bar, "-o", "seq/%04d.png", *FLAGS]) == 2
-    assert capsys.readouterr().err == f"hfrender: error: -o seq/%04d.png: {said}\n"
+        hf.render(bar, typed, **SMALL)
+    assert str(info.value) == f"output='{typed}': {said}"
+    assert main(["render", bar, "-o", typed, *FLAGS]) == 2
+    assert capsys.readouterr().err == f"hfrender: error: -o {typed}: {said}\n"
     assert os.listdir("seq") == ["0002.png"] and open("seq/0002.png", "rb").read() == mine
 
 

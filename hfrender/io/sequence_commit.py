@@ -81,7 +81,8 @@ def check_frames_there(output: str, first: int, count: int, what: str | None = N
     after (a batch user's trial); a frame of another sequence (``shot_%03d.png``'s 100 where
     this is ``shot_%d.png``) was refused only at the move, once all was rendered. A refusal
     names the output after ``what`` (a jobs file's ``output``), else as the caller names it
-    (:func:`hfrender.errors.output_said`: ``output='f/%04d.png'`` to hf.render)."""
+    (:func:`hfrender.errors.output_said`: ``output='f/%04d.png'`` to hf.render), as typed
+    (``f/####.png``)."""
     if not is_sequence(output):
         return
     folder, rx = Path(output).parent, pattern_files(Path(output).name)
@@ -93,7 +94,9 @@ def check_frames_there(output: str, first: int, count: int, what: str | None = N
               < first + count]
     there = {n: marks(folder / n) for n in sorted(wanted) if _filled(folder / n)}
     theirs = _theirs(there, sequence_id(output))
-    said = output_said(output, what)
+    from hfrender.io.outputs import typed_output  # (outputs imports this module)
+
+    said = output_said(typed_output(output), what)  # (f/####.png as typed, as the busy line)
     if theirs:
         raise WriterError(f"{said}: {folder / theirs[0]} is a frame of another sequence "
                           f"(another pattern printing the same names{_more(theirs)}), "
