@@ -240,34 +240,35 @@ def fuse(hyperframe: HyperFrame, weights: WindowWeights, *,
         raise InputError("this hyperframe was released: its slot holds another's frames now; "
                          "fuse it before release()")
     # big-endian frames as their values, as motion_blur takes them (was: "dtype >u2; allowed:
-    # uint8, uint16, float32")
-    planes = {p: unmasked(getattr(hyperframe, p), f"hyperframe.{p}")  # (was: read through
-              for p in ("frames", "depth", "velocity")}  # a mask, unsaid; a plain array)
-    frames = validate.frames(native(planes["frames"]), "hyperframe.frames")
+    # uint8, uint16, float32"); each plane unmasked where it is read (was: read through a
+    # mask, unsaid; with none masked, a MaskedArray to reconstruct; refused where unread)
+    frames = validate.frames(native(unmasked(hyperframe.frames, "hyperframe.frames")),
+                             "hyperframe.frames")
     linear_light = validate.flag(linear_light, "linear_light")  # (was: any value's truth)
     if weights.count and weights.frames_needed() > frames.shape[0]:
         raise InputError(
             f"weights reach frames [{int(weights.starts[0])}, {weights.frames_needed()}) but "
             f"the hyperframe holds {frames.shape[0]} frames"
         )
-    depth = None
     if lens is not None:
         if hyperframe.depth is None:
             raise InputError("lens given but the hyperframe has no depth plane")
         lens = frame_lenses(lens, frames.shape[0])
-        depth = validate.depth(planes["depth"], frames.shape, "hyperframe.depth")
+    spans, velocity = (None, None) if shutter is None else \
+        _motion_planes(hyperframe, weights, shutter)
+    depth = None if lens is None and shutter is None else validate.depth(  # (was: unchecked
+        unmasked(hyperframe.depth, "hyperframe.depth"), frames.shape, "hyperframe.depth")
     on_device = not isinstance(frames, np.ndarray)
     if out is not None:
         _check_out(out, (weights.count,) + frames.shape[1:], frames.dtype, on_device)
     chosen = _backend(backend, on_device)
     dof_method = check_method(dof_method)
-    target = None if out is None else _apart(out, frames, depth, hyperframe.velocity)
+    target = None if out is None else _apart(out, frames, depth, velocity)
     if shutter is None:
         res = chosen.fuse(frames, depth, weights, lens, linear_light, target,
                           dof_method=dof_method)
     else:
-        spans, velocity = _motion_planes(hyperframe, weights, shutter)
-        res = chosen.reconstruct(frames, hyperframe.depth, velocity,
+        res = chosen.reconstruct(frames, depth, velocity,
                                  np.asarray(hyperframe.timestamps, np.float64), weights,
                                  spans, lens, linear_light, target, dof_method=dof_method,
                                  shifts=_shifts(hyperframe))
@@ -301,7 +302,7 @@ def _motion_planes(hyperframe: HyperFrame, weights: WindowWeights,
         got = tuple(hyperframe.velocity.shape)
         raise InputError(f"hyperframe.velocity has shape {got}; expected {shape}"
                          + validate.channels_last_hint(got, [shape], "hyperframe.velocity"))
-    return spans, hyperframe.velocity
+    return spans, unmasked(hyperframe.velocity, "hyperframe.velocity")
 
 
 def _shifts(hyperframe: HyperFrame) -> np.ndarray | None:
