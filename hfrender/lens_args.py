@@ -140,10 +140,11 @@ def lenses_of(focus_distance: Any, depth: Any, *lens: Any, level: int = 3
     n = depth.shape[0]
     lens = tuple(validate.scalar(v) for v in lens)  # a 0-d array or tensor is its number
     validate.grad_free(focus_distance, "focus_distance")
-    if np.ndim(focus_distance) == 0:
+    listed = isinstance(focus_distance, (list, tuple))  # (np.ndim of a list of GPU tensors:
+    if not listed and np.ndim(focus_distance) == 0:  # was torch's TypeError, a traceback)
         lenses = [Lens(validate.scalar(focus_distance), *lens)] * n
     else:  # a list's items as they are (all of them as an array: "2.0" for a "3" beside it)
-        each = np.asarray(focus_distance, object) if isinstance(focus_distance, (list, tuple)) \
+        each = _items(focus_distance) if listed \
             else few_numbers(focus_distance, "focus_distance")  # (a GPU tensor's too)
         if each is None:
             raise InputTypeError(f"focus_distance={shown(focus_distance)} cannot be read"
@@ -176,6 +177,15 @@ def _blur_note(depth: Any, lenses: list[Lens]) -> str | None:
     h, w = (int(s) for s in depth.shape[-2:])
     return validate.blur_note(set(lenses), float(depth.min()), float(depth.max()), w, h,
                               "depth" if depth.shape[0] == 1 else "every frame")
+
+
+def _items(given: list | tuple) -> np.ndarray:
+    """A list's items as they are, an object array (nested lists: its shape), or 1-D where
+    NumPy cannot look into them (0-d GPU tensors: was torch's TypeError, a traceback)."""
+    try:
+        return np.asarray(given, object)
+    except (TypeError, RuntimeError, ValueError, NotImplementedError):
+        return np.fromiter(given, object, len(given))
 
 
 def _pull(focus: list, n: int, lens: tuple) -> list[Lens]:

@@ -208,6 +208,28 @@ def test_a_focus_tensor_off_the_cpu_is_read_or_said_in_one_line(rng):
                                    "on meta: give f_stop.cpu()")
 
 
+class OneOnDevice(OnDevice):
+    """A 0-d CUDA tensor as NumPy meets one: np.asarray refuses it, item() reads it."""
+
+    def item(self):
+        return self.values
+
+
+def test_a_focus_pull_listing_tensors_off_the_cpu_is_read_as_their_numbers(rng):
+    """focus_distance=[t0, t1, ...] of 0-d GPU tensors was torch's TypeError "can't convert
+    cuda:0 device type tensor to numpy" from np.ndim(focus_distance), before the list was
+    read item by item (a review's find); now each item is its number, as a list of floats."""
+    frames, depth = clip(rng), metres(rng)
+    pull = [1.5, 2.0, 2.5, 3.0]
+    for given in ([OneOnDevice(f) for f in pull], tuple(OneOnDevice(f) for f in pull)):
+        np.testing.assert_array_equal(dof(frames, depth, focus_distance=given, f_stop=2.0),
+                                      dof(frames, depth, focus_distance=pull, f_stop=2.0))
+    with pytest.raises(InputError) as info:
+        dof(frames, depth, focus_distance=[OneOnDevice(2.0), OneOnDevice(-1.0)] * 2,
+            f_stop=2.0)
+    assert str(info.value).startswith("frame 1: focus_distance=-1 must be ")
+
+
 def test_an_array_given_wrongly_is_said_on_one_line_naming_its_argument(rng):
     """Was: weights=, shutter= and curve= said over several lines (NumPy's repr, or
     array2string wrapping at 75 characters), and depth_kind=np.array(["a", "b"]) NumPy's
