@@ -15,7 +15,7 @@ from typing import Any
 import numpy as np
 
 from hfrender.errors import InputError, InputTypeError, about, shown
-from hfrender.interop import unmasked, unread
+from hfrender.interop import grad_free, unmasked, unread
 
 FRONT_TOLERANCE = 0.01  # relative depth difference that separates two surfaces (depth DoF)
 # the smallest circle of confusion (diameter, pixels) that blurs anything in depth mode: a
@@ -251,9 +251,11 @@ def scalar(value: Any, name: str | None = None) -> Any:
     anything else as it is (:mod:`hfrender.validate`'s too). ``name``: the argument, named
     in one line where its value cannot be read (a meta tensor; was torch's RuntimeError
     "Tensor.item() cannot be called on meta tensors"; without a name it is given back as
-    it is, for its caller's line) or is masked (:func:`hfrender.interop.unmasked`; was
-    read through the mask)."""
+    it is, for its caller's line), is masked (:func:`hfrender.interop.unmasked`; was
+    read through the mask) or is a tensor that requires grad (:func:`hfrender.interop.
+    grad_free`; was read through ``.item()`` without a word)."""
     if name is not None:
+        grad_free(value, name)
         unmasked(value, name)
     item = getattr(value, "item", None)
     if item is None or getattr(value, "ndim", None) != 0:

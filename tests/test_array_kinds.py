@@ -259,3 +259,28 @@ def test_an_array_given_wrongly_is_said_on_one_line_naming_its_argument(rng):
         with pytest.raises(kind) as info:
             call()
         assert str(info.value) == line
+
+
+def test_a_one_number_tensor_that_requires_grad_is_refused_as_a_focus_pull_is(rng):
+    """f_stop=torch.tensor(2.0, requires_grad=True) was read through .item() without a word
+    (optics.scalar), while the same tensor as focus_distance was refused with the
+    requires-grad line, as docs/effects.md says any such tensor is (a review's find). Now
+    every lens number is refused alike, a keyword's or an hf.Lens's; detached, it is read."""
+    frames, depth = clip(rng), metres(rng)
+    two = torch.tensor(2.0, requires_grad=True)
+    calls = [("focus_distance", lambda: dof(frames, depth, focus_distance=two, f_stop=2.0)),
+             ("f_stop", lambda: dof(frames, depth, focus_distance=2.0, f_stop=two)),
+             ("f_stop", lambda: dof(frames, depth, focus_distance=2.0,
+                                    f_stop=torch.tensor([2.0], requires_grad=True))),
+             ("focal_length_mm", lambda: dof(frames, depth, focus_distance=2.0, f_stop=2.0,
+                                             focal_length_mm=two * 25)),
+             ("focus_distance", lambda: hf.Lens(two, 2.8)),
+             ("f_stop", lambda: hf.Lens(2.0, two))]
+    for name, call in calls:
+        with pytest.raises(InputTypeError) as info:
+            call()
+        assert str(info.value) == (f"{name} (torch.Tensor) requires grad: pass {name}.detach() "
+                                   "(its values are read; no gradient flows back)")
+    assert hf.Lens(2.0, two.detach()) == hf.Lens(2.0, 2.0)
+    np.testing.assert_array_equal(dof(frames, depth, focus_distance=2.0, f_stop=two.detach()),
+                                  dof(frames, depth, focus_distance=2.0, f_stop=2.0))
