@@ -23,7 +23,7 @@ from hfrender.disparity import (
     stand_in,
 )
 from hfrender.errors import KEYWORD, InputError, InputTypeError, Spelling, about, shown
-from hfrender.interop import few_numbers, unread
+from hfrender.interop import few_numbers, grad_free, unread
 from hfrender.optics import Lens, check_blades, check_focal_length
 
 # depth_of_field's keywords of one number for every frame (focus_distance: one per frame)
@@ -139,7 +139,7 @@ def lenses_of(focus_distance: Any, depth: Any, *lens: Any, level: int = 3
     (:func:`hfrender.validate.focus_note`, each frame's own depth) said in a warning."""
     n = depth.shape[0]
     lens = tuple(validate.scalar(v) for v in lens)  # a 0-d array or tensor is its number
-    validate.grad_free(focus_distance, "focus_distance")
+    grad_free(focus_distance, "focus_distance")
     listed = isinstance(focus_distance, (list, tuple))  # (np.ndim of a list of GPU tensors:
     if not listed and np.ndim(focus_distance) == 0:  # was torch's TypeError, a traceback)
         lenses = [Lens(validate.scalar(focus_distance), *lens)] * n
@@ -209,7 +209,8 @@ def frame_lenses(lens: Any, count: int) -> Lens | list[Lens]:
     if isinstance(lens, Lens):
         return lens
     if isinstance(lens, (str, bytes)) or not isinstance(lens, (Sequence, np.ndarray)) or \
-            np.ndim(lens) == 0:  # (a 0-d array: was "iteration over a 0-d array")
+            not isinstance(lens, (list, tuple)) and np.ndim(lens) == 0:  # (a 0-d array: was
+        # "iteration over a 0-d array"; np.ndim of a list of GPU tensors: torch's TypeError)
         raise InputTypeError(f"lens={shown(lens)} must be a hf.Lens, a sequence of one per frame, "
                              "or None")
     lens = list(lens)

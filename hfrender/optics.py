@@ -252,8 +252,8 @@ def scalar(value: Any, name: str | None = None) -> Any:
     in one line where its value cannot be read (a meta tensor; was torch's RuntimeError
     "Tensor.item() cannot be called on meta tensors"; without a name it is given back as
     it is, for its caller's line), is masked (:func:`hfrender.interop.unmasked`; was
-    read through the mask) or is a tensor that requires grad (:func:`hfrender.interop.
-    grad_free`; was read through ``.item()`` without a word)."""
+    read through the mask) or is a tensor that requires grad
+    (:func:`hfrender.interop.grad_free`; was read through ``.item()`` without a word)."""
     if name is not None:
         grad_free(value, name)
         unmasked(value, name)

@@ -284,3 +284,14 @@ def test_a_one_number_tensor_that_requires_grad_is_refused_as_a_focus_pull_is(rn
     assert hf.Lens(2.0, two.detach()) == hf.Lens(2.0, 2.0)
     np.testing.assert_array_equal(dof(frames, depth, focus_distance=2.0, f_stop=two.detach()),
                                   dof(frames, depth, focus_distance=2.0, f_stop=2.0))
+
+
+def test_fuses_lens_list_of_tensors_off_the_cpu_is_one_line_naming_the_item():
+    """hf.fuse(lens=[t0, t1]) of 0-d GPU tensors: torch's TypeError from np.ndim(lens), as
+    focus_distance's was (a review's find); now the list's own line, its first item named."""
+    from hfrender.lens_args import frame_lenses
+
+    with pytest.raises(InputTypeError) as info:
+        frame_lenses([OneOnDevice(1.0), OneOnDevice(2.0)], 2)
+    assert str(info.value).startswith("lens[0]=") and "must be a hf.Lens" in str(info.value)
+    assert "\n" not in str(info.value)
