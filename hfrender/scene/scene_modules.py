@@ -66,9 +66,13 @@ def _callers_for(folder: Path, main: object) -> None:
 
 
 def _beside(folder: Path) -> set[str]:
-    """The modules a scene in ``folder`` imports from it by name: its files' and packages'."""
+    """The modules a scene in ``folder`` imports from it by name: its files' and packages'
+    (a folder's entries listed once, only its folders looked into: frames rendered beside
+    the scene cost no look each)."""
     try:
-        return {f.stem if f.suffix == ".py" else f.name for f in folder.iterdir()
-                if f.suffix == ".py" or (f / "__init__.py").is_file()}
+        with os.scandir(folder) as entries:
+            return {e.name[:-3] if e.name.endswith(".py") else e.name for e in entries
+                    if e.name.endswith(".py") or e.is_dir() and
+                    os.path.isfile(os.path.join(e.path, "__init__.py"))}
     except OSError:
         return set()
