@@ -183,6 +183,11 @@ class Spelling:
         return self.said(key, True) if self.toml else self.name(key) if self.flags \
             else f"{key}=True"
 
+    def without(self, key: str, value: object) -> str:
+        """The setting as "render without ..." names it: the flag alone (``--passes``), else
+        with its value (``passes='depth'``, ``passes = "depth"``)."""
+        return self.name(key) if self.flags else self.said(key, value)
+
     def form(self, key: str, placeholder: str) -> str:
         """The setting with a stand-in for its value: ``--samples N``, ``samples=N``,
         ``samples = N``."""

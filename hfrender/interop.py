@@ -259,9 +259,9 @@ def unmasked(x: Any, name: str) -> Any:
     values, a plain ndarray (was: passed on as a MaskedArray); anything else ``x``."""
     if not isinstance(x, np.ma.MaskedArray):
         return x
-    if not np.ma.getmaskarray(x).any():
-        return np.ma.getdata(x)
     count = int(np.ma.getmaskarray(x).sum())
+    if not count:
+        return np.ma.getdata(x)
     raise InputError(f"{name} is a masked array with {count} of {x.size} values masked; "
                      f"hfrender reads every value, the masked ones too: give {name}.filled(v), "
                      "v what they stand for")

@@ -33,7 +33,8 @@ def check_passes(config: RenderConfig, scene: Any = None) -> None:
     (not a fragment shader); one line, before any work."""
     if not config.passes:
         return
-    said = spelling().said("passes", ",".join(config.passes))
+    spell = spelling()
+    said = spell.said("passes", ",".join(config.passes))
     out = str(config.output)
     exr, sequence = Path(out).suffix.lower() == ".exr", is_sequence(out)
     if not (exr and sequence):
@@ -45,7 +46,7 @@ def check_passes(config: RenderConfig, scene: Any = None) -> None:
     if isinstance(scene, ShaderScene):
         raise ConfigError(f"{said}: {Path(scene.source_path).name} is a fragment shader, "
                           "which draws no depth or velocity; render without "
-                          f"{'--passes' if spelling().flags else said}")
+                          f"{spell.without('passes', ','.join(config.passes))}")
 
 
 class FramePasses:

@@ -169,16 +169,12 @@ class StoreWriter:
         shutil.rmtree(self.tmp, ignore_errors=True)
         return WriteFailed(f"{said} (its unfinished {self.tmp} was removed, leaving the room "
                            "to the output's frames; a store holds a whole render: keep one on "
-                           f"a disk with room, or render without {self._flag()})")
+                           "a disk with room, or render without "
+                           f"{self.spell.without('keep_samples', str(self.path))})")
 
     def _cannot(self, exc: OSError) -> str:
         return f"{self.spell.said('keep_samples', str(self.path))}: cannot write the sample " \
             f"store: {exc.strerror or exc}"
-
-    def _flag(self) -> str:
-        """The setting that makes a store, as its maker's caller names it."""
-        return self.spell.name("keep_samples") if self.spell.flags else \
-            self.spell.said("keep_samples", str(self.path))
 
     def finish(self, frames: int) -> None:
         """Every chunk written: the manifest, then the store in place (an older one at the
