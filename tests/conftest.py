@@ -156,6 +156,16 @@ def golden(request):
 
 
 @pytest.fixture
+def bar(tmp_path, monkeypatch):
+    """A Shadertoy shader of a horizontal ramp, ``bar.frag`` in the test's own folder (the
+    working folder): the smallest scene a render's output lines are tried with."""
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "bar.frag").write_text("void mainImage(out vec4 c, in vec2 p) "
+                                       "{ c = vec4(p.x / 8.0); }\n")
+    return "bar.frag"
+
+
+@pytest.fixture
 def rng(request):
     """A generator seeded from the test's own id: fresh per case, reproducible."""
     return np.random.default_rng(zlib.crc32(request.node.nodeid.encode()))

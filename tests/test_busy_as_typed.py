@@ -13,14 +13,6 @@ SMALL = ["--size", "8x4", "--duration", "0.2", "--samples", "1", "--quiet"]
 BUSY = "another hfrender (pid {}) is writing it; wait for it to finish, or write elsewhere"
 
 
-@pytest.fixture
-def bar(tmp_path, monkeypatch):
-    monkeypatch.chdir(tmp_path)
-    (tmp_path / "bar.frag").write_text("void mainImage(out vec4 c, in vec2 p) "
-                                       "{ c = vec4(p.x / 8.0); }\n")
-    return "bar.frag"
-
-
 @pytest.mark.parametrize("typed", ["f/####.png", "f/%04d.png", "f/shot.##.exr"])
 def test_the_command_names_the_output_as_typed(bar, capsys, typed):
     from hfrender.io.outputs import sequence_name

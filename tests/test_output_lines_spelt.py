@@ -7,6 +7,7 @@ import os
 import numpy as np
 import pytest
 from PIL import Image
+from test_busy_as_typed import BUSY
 
 import hfrender as hf
 from hfrender.cli import main
@@ -15,15 +16,6 @@ from hfrender.io.writers import PngSequenceWriter, WriterError
 
 SMALL = {"size": (8, 4), "samples": 1, "duration": 0.2}
 FLAGS = ["--size", "8x4", "--samples", "1", "--duration", "0.2", "--quiet"]
-BUSY = "another hfrender (pid {}) is writing it; wait for it to finish, or write elsewhere"
-
-
-@pytest.fixture
-def bar(tmp_path, monkeypatch):
-    monkeypatch.chdir(tmp_path)
-    (tmp_path / "bar.frag").write_text("void mainImage(out vec4 c, in vec2 p) "
-                                       "{ c = vec4(p.x / 8.0); }\n")
-    return "bar.frag"
 
 
 def test_a_busy_output_is_named_as_the_call_gave_it(bar, capsys):
