@@ -166,21 +166,38 @@ def test_an_rgb_video_is_tagged_srgb(tmp_path, codec, pix_fmt, name):
     assert "gbr/bt709/iec61966-2-1, " in probe(str(out)).pix_fmt  # (qtrle: was YUV's tags)
 
 
-@pytest.mark.parametrize("bits", ["8", "16"])
-def test_a_png_says_it_is_srgb(tmp_path, bits):
-    """PNGs had no colour chunk (a colourist's trial): an sRGB chunk says their codes are."""
+SRGB_CHROMATICITY = (0.3127, 0.329, 0.64, 0.33, 0.3, 0.6, 0.15, 0.06)  # D65, BT.709's
+
+
+@pytest.mark.parametrize("command, bits", [("still", "8"), ("still", "16"), ("render", "8"),
+                                           ("render", "16")])
+def test_a_png_says_it_is_srgb(tmp_path, command, bits):
+    """PNGs had no colour chunk (a colourist's trial): an sRGB chunk says their codes are,
+    and the gAMA and cHRM the PNG standard asks beside it (11.3.2.5: gamma 45455, BT.709's
+    primaries, D65) say it to readers that know no sRGB chunk (were missing: such a reader
+    took the codes as of unknown gamma). The pixels are the shader's codes."""
     import io
 
     from PIL import Image
 
+    from hfrender.io.images import read_png
+
     shader = tmp_path / "bars.frag"
     shader.write_text(SHADER)
-    out = tmp_path / "s.png"
-    assert main(["still", str(shader), "-o", str(out), "--size", f"{W}x{H}", "--samples", "1",
-                 "--bit-depth", bits, "--quiet"]) == 0
-    data = out.read_bytes()
+    out = tmp_path / ("s.png" if command == "still" else "%02d.png")
+    assert main([command, str(shader), "-o", str(out), "--size", f"{W}x{H}", "--samples", "1",
+                 "--bit-depth", bits, "--quiet", *(["--duration", "0.1"] * (command == "render"))
+                 ]) == 0
+    first = tmp_path / ("s.png" if command == "still" else "00.png")
+    data = first.read_bytes()
     assert data[24] == int(bits)  # IHDR's bit depth
-    assert Image.open(io.BytesIO(data)).info["srgb"] == 0  # perceptual intent
+    info = Image.open(io.BytesIO(data)).info
+    assert info["srgb"] == 0  # perceptual intent
+    assert info["gamma"] == 0.45455
+    np.testing.assert_allclose(info["chromaticity"], SRGB_CHROMATICITY, atol=1e-9)
+    assert data.index(b"gAMA") < data.index(b"IDAT") and data.index(b"cHRM") < data.index(b"IDAT")
+    codes = read_png(first)[..., :3].astype(int) // (257 if bits == "16" else 1)
+    np.testing.assert_array_equal(bars_of(codes), BARS)
 
 
 LEVELS = np.array([(255, 255, 255), (128, 128, 128), (255, 102, 26), (0, 0, 0)])

@@ -34,7 +34,13 @@ from hfrender.io.frame_marks import (  # (hfrender's marks: frame_marks)
 # PNG colour type -> (channels, alpha)
 COLOR_TYPES = {0: (1, False), 2: (3, False), 3: (3, False), 4: (2, True), 6: (4, True)}
 ZLIB_LEVEL = 6  # Pillow's default
-SRGB_INTENT = b"\0"  # a PNG's sRGB chunk (perceptual): its codes are sRGB (was: untagged)
+# a PNG's colour chunks: sRGB (perceptual intent), its codes are sRGB (was: untagged), and
+# the gAMA and cHRM the PNG standard asks beside it (11.3.2.5), for readers that know no
+# sRGB chunk: gamma 1/2.2 (45455), BT.709's primaries and D65 (were missing: such a reader
+# took the codes as of unknown gamma)
+SRGB_CHUNKS = ((b"sRGB", b"\0"), (b"gAMA", struct.pack(">I", 45455)),
+               (b"cHRM", struct.pack(">8I", 31270, 32900, 64000, 33000, 30000, 60000, 15000,
+                                     6000)))
 
 
 class MissingExtra(InputError):
@@ -102,7 +108,8 @@ def encode_png16(frame: np.ndarray, sequence: str | None = None) -> bytes:
     filtered[:, 1:1 + bpp] = rows[:, :bpp]
     np.subtract(rows[:, bpp:], rows[:, :-bpp], out=filtered[:, 1 + bpp:])
     ihdr = struct.pack(">IIBBBBB", w, h, 16, 6 if c == 4 else 2, 0, 0, 0)
-    return (PNG_MAGIC + _chunk(b"IHDR", ihdr) + _chunk(b"sRGB", SRGB_INTENT)
+    return (PNG_MAGIC + _chunk(b"IHDR", ihdr)
+            + b"".join(_chunk(kind, data) for kind, data in SRGB_CHUNKS)
             + _chunk(b"tEXt", PNG_MARK)
             + (_chunk(b"tEXt", png_sequence_chunk(sequence)) if sequence else b"")
             + _chunk(b"IDAT", zlib.compress(filtered.tobytes(), ZLIB_LEVEL))
@@ -129,7 +136,8 @@ def png8_bytes(frame: np.ndarray, sequence: str | None = None) -> bytes:
     from PIL.PngImagePlugin import PngInfo
 
     info = PngInfo()
-    info.add(b"sRGB", SRGB_INTENT)
+    for kind, data in SRGB_CHUNKS:  # (Pillow writes them before the pixels)
+        info.add(kind, data)
     info.add_text("Software", SOFTWARE)
     if sequence:
         info.add(b"tEXt", png_sequence_chunk(sequence))
