@@ -24,10 +24,13 @@ SHADER = """void mainImage(out vec4 fragColor, in vec2 fragCoord) {
 """
 
 
-def decoded_as(path, matrix):
-    """The first frame of ``path``, converted to RGB with ``matrix`` whatever its tags say."""
+def decoded_as(path, matrix=None):
+    """The first frame of ``path``, converted to 8-bit RGB with ``matrix`` whatever its tags
+    say (None: as its tags say, as a player reads it), rounded (ffmpeg's default truncates:
+    10-bit grey 128 came back 126)."""
+    scale = [] if matrix is None else ["-vf", f"scale=in_color_matrix={matrix}:in_range=tv"]
     out = subprocess.run([FFMPEG, "-hide_banner", "-loglevel", "error", "-i", str(path),
-                          "-vf", f"scale=in_color_matrix={matrix}:in_range=tv", "-frames:v",
+                          *scale, "-sws_flags", "accurate_rnd+full_chroma_int", "-frames:v",
                           "1", "-f", "rawvideo", "-pix_fmt", "rgb24", "-"],
                          capture_output=True, check=True).stdout
     return np.frombuffer(out, np.uint8).reshape(H, W, 3)
@@ -50,17 +53,37 @@ def bars_clip(path, matrix, space, primaries, trc):
     return path
 
 
-@pytest.mark.parametrize("name", ["bars.mp4", "bars.webm"])
-def test_a_render_is_bt709_and_tagged_so(tmp_path, name):
+@pytest.mark.parametrize("name, flags, described", [
+    ("bars.mp4", ["--crf", "0"], "yuv420p(tv, bt709, "),
+    ("bars.webm", ["--crf", "0"], "yuv420p(tv, bt709, "),
+    ("bars.mov", ["--codec", "prores_ks"], "yuv422p10le(tv, bt709, "),  # ProRes 422 HQ
+    ("bars10.mp4", ["--crf", "0", "--pix-fmt", "yuv420p10le"], "yuv420p10le(tv, bt709, "),
+])
+def test_a_render_is_bt709_and_tagged_so(tmp_path, name, flags, described):
+    """Each YUV output: converted with BT.709's matrix in limited range, tagged so (matrix,
+    primaries, transfer, range), and read back as its tags say (as a player reads it) the
+    bars' own codes within the 4:2:0 / 4:2:2 chroma's few."""
     shader = tmp_path / "bars.frag"
     shader.write_text(SHADER)
     out = tmp_path / name
     assert main(["render", str(shader), "-o", str(out), "--size", f"{W}x{H}", "--duration",
-                 "0.1", "--samples", "1", "--crf", "0", "--quiet"]) == 0
-    assert probe(str(out)).pix_fmt.startswith("yuv420p(tv, bt709, ")  # all three
-    assert np.abs(bars_of(decoded_as(out, "bt709")) - BARS).max() <= 3
+                 "0.1", "--samples", "1", "--quiet", *flags]) == 0
+    assert probe(str(out)).pix_fmt.startswith(described)  # all three, and the range
+    assert np.abs(bars_of(decoded_as(out)) - BARS).max() <= 2
+    assert np.abs(bars_of(decoded_as(out, "bt709")) - BARS).max() <= 2
     # read with BT.601's matrix (what it was converted with before) pure green is off by 40
     assert np.abs(bars_of(decoded_as(out, "bt601")) - BARS).max() > 20
+
+
+def test_a_gif_holds_the_codes(tmp_path):
+    """A GIF has no colour tags (browsers show its palette as sRGB): its palette holds the
+    bars' sRGB codes exactly."""
+    shader = tmp_path / "bars.frag"
+    shader.write_text(SHADER)
+    out = tmp_path / "bars.gif"
+    assert main(["render", str(shader), "-o", str(out), "--size", f"{W}x{H}", "--duration",
+                 "0.1", "--samples", "1", "--quiet"]) == 0
+    np.testing.assert_array_equal(bars_of(decoded_as(out)), BARS)
 
 
 def test_fx_gives_bt709_footage_back_in_its_colours_and_tags(tmp_path):
