@@ -315,3 +315,20 @@ def test_full_range_deep_yuv_footage_is_read_without_the_limited_ranges_factor(t
     footage.close()
     bars = frame[H // 2, [W // 8 + i * W // 4 for i in range(4)]].astype(int)
     assert np.abs(bars - LEVELS * 257).max() <= 70, bars
+
+
+def test_an_exr_holds_linear_light(tmp_path):
+    """An EXR holds the bars' linear light (code 200 is 0.5775804 by the sRGB curve), not
+    their sRGB codes / 255 (0.784), within half float's precision."""
+    pytest.importorskip("OpenEXR")
+    from hfrender.io.images import read_exr
+
+    shader = tmp_path / "bars.frag"
+    shader.write_text(SHADER)
+    assert main(["render", str(shader), "-o", str(tmp_path / "e" / "%02d.exr"), "--size",
+                 f"{W}x{H}", "--duration", "0.1", "--samples", "1", "--quiet"]) == 0
+    frame = read_exr(tmp_path / "e" / "00.exr")[..., :3].astype(np.float64)
+    got = frame[H // 2, [W // 8 + i * W // 4 for i in range(4)]]
+    c = BARS / 255  # the sRGB curve, from IEC 61966-2-1 (not hfrender's)
+    linear = np.where(c <= 0.04045, c / 12.92, ((c + 0.055) / 1.055) ** 2.4)
+    np.testing.assert_allclose(got, linear, rtol=1e-3, atol=1e-6)
