@@ -20,7 +20,7 @@ from hfrender.color import srgb_color
 from hfrender.renderer.clip_motion import animated_parts, clip_matrices
 from hfrender.renderer.instances import InstancedDrawer, instance_rows, rates_at
 from hfrender.renderer.lamps import lamp_uniforms, sun, sun_uniforms
-from hfrender.renderer.models import ModelDrawer, mesh_program, poser
+from hfrender.renderer.models import ModelDrawer, SurfacePrograms, lighting_of, poser
 from hfrender.renderer.msaa import msaa_samples
 from hfrender.renderer.programs import (
     NoSurfaceShader,
@@ -83,7 +83,7 @@ class SceneRenderer:
         self.background = compile_program(ctx, glsl("fullscreen.vert"), glsl("background.frag"),
                                           None)
         self.empty_vao = ctx.vertex_array(self.background, [])
-        self.programs: dict[str | None, Any] = {}
+        self.programs = SurfacePrograms(ctx, self.scene_dir, "")  # by the sub-frame's lights
         self.instances = InstancedDrawer(ctx)  # built-in geometries, many objects a draw
         self.models = ModelDrawer(ctx, self.scene_dir)  # loaded models (hf.Mesh)
         self.texts = TextDrawer(ctx, self.scene_dir)  # hf.Text: with the translucent ones
@@ -95,9 +95,7 @@ class SceneRenderer:
         self.parts: dict[int, tuple[int, list[np.ndarray]]] = {}
 
     def _program(self, shader: str | None) -> Any:
-        if shader not in self.programs:
-            self.programs[shader] = mesh_program(self.ctx, shader, self.scene_dir, "")
-        return self.programs[shader]
+        return self.programs(shader)
 
     def prepare(self) -> None:
         """Compile every program the scene uses now, so errors come before any drawing (a
@@ -168,6 +166,8 @@ class SceneRenderer:
                   **lamp_uniforms(scene, t),  # (more lit than the arrays: refused)
                   **shadow_map(self, light, lens, rates)}  # (before the target's drawing)
         say_unlit(self, shared, t)  # (a scene's own surface leaving its lamps out: once)
+        self.programs.lighting = self.models.programs.lighting = \
+            self.texts.programs.lighting = lighting_of(shared)  # (no lamp: their code out)
         self._draw_background(self.target.drawn_into(planes))
         ctx.enable(moderngl.DEPTH_TEST)
         found = self.draw_objects(shared, lens, rates=rates)  # (each one's opacity read once)
@@ -315,7 +315,8 @@ class SceneRenderer:
 
     def release(self) -> None:
         self.instances.release()
-        for obj in [*self.programs.values(), self.empty_vao, self.background]:
+        self.programs.release()
+        for obj in [self.empty_vao, self.background]:
             obj.release()
         self.models.release()
         self.texts.release()

@@ -23,7 +23,7 @@ from typing import Any
 
 import numpy as np
 
-from hfrender.renderer.models import mesh_program, vertex_array
+from hfrender.renderer.models import SurfacePrograms, vertex_array
 from hfrender.renderer.programs import set_uniform, share_once
 from hfrender.scene.nodes import drawn_opacity
 from hfrender.scene.text import Raster, is_text, level_key
@@ -89,7 +89,7 @@ class TextDrawer:
 
     def __init__(self, ctx: Any, scene_dir: Path | None) -> None:
         self.ctx, self.scene_dir = ctx, scene_dir
-        self.programs: dict[str | None, Any] = {}
+        self.programs = SurfacePrograms(ctx, scene_dir, _DEFINE, UNLIT)
         self.uploads: OrderedDict[str, tuple[Any, Any, Any]] = OrderedDict()
         self.vaos: dict[tuple, Any] = {}
         self.most = int(ctx.info.get("GL_MAX_TEXTURE_SIZE", 1 << 30))  # pixels a side
@@ -97,10 +97,7 @@ class TextDrawer:
     def program(self, shader: str | None) -> Any:
         """A text's program: its ``shader``'s, or ``unlit`` (a title shows its colour
         whatever the light; was: lit as a plane, white grey 207 by default)."""
-        if shader not in self.programs:
-            self.programs[shader] = mesh_program(self.ctx, shader or UNLIT, self.scene_dir,
-                                                 _DEFINE)
-        return self.programs[shader]
+        return self.programs(shader)
 
     def _upload(self, key: str, make: Callable[[], Raster]) -> tuple[Any, Any, Any]:
         """The buffers and texture of the raster ``key``, uploaded from ``make()`` where
@@ -185,7 +182,7 @@ class TextDrawer:
         fbo.use()
 
     def release(self) -> None:
-        for obj in [*self.vaos.values(), *self.programs.values(),
-                    *(o for made in self.uploads.values() for o in made)]:
+        for obj in [*self.vaos.values(), *(o for made in self.uploads.values() for o in made)]:
             obj.release()
-        self.vaos, self.programs, self.uploads = {}, {}, OrderedDict()
+        self.programs.release()
+        self.vaos, self.uploads = {}, OrderedDict()

@@ -96,8 +96,13 @@ float hf_slope(float cosine, float sine) {
 // of an opaque object, 1 wherever the scene's shadows are off. Four hardware-compared taps
 // half a texel about the point (a 1-2 texel soft edge); the point slid along the normal by
 // up to 1.5 texels and its depth biased by the slope as the surface turns from the light
-// (no self-shadowing "acne" on lit surfaces)
+// (no self-shadowing "acne" on lit surfaces). HF_NO_SUN_SHADOW (a sub-frame with u_shadows 0:
+// hfrender/renderer/models.py's lighting_of) compiles the taps out: llvmpipe runs the code
+// of a branch under a mask whatever the uniform says
 float hf_shadow(vec3 world, vec3 normal) {
+#ifdef HF_NO_SUN_SHADOW
+    return 1.0;
+#else
     if (u_shadows == 0) return 1.0;
     float cosine = clamp(dot(normal, u_light_dir), 0.0, 1.0);
     float sine = sqrt(1.0 - cosine * cosine);
@@ -105,6 +110,7 @@ float hf_shadow(vec3 world, vec3 normal) {
     if (any(lessThan(at.xy, vec2(0.0))) || any(greaterThan(at.xy, vec2(1.0)))) return 1.0;
     float ref = min(at.z, 1.0) - u_shadow_texel.z * hf_slope(cosine, sine);
     return hf_taps(u_shadow_map, at.xy, ref, vec2(0.5 * u_shadow_texel.y));
+#endif
 }
 
 // world -> lamp map `k`'s (s, t, depth) x w, w: the distance along its axis; a point
@@ -149,8 +155,11 @@ float hf_lamp_shadow(int k, int i, vec3 world, vec3 normal, vec3 l, bool point) 
 // surface's colour: each lamp's colour x intensity x max(0, n.l) / max(d^2, radius^2), a
 // spot's times its cone (Blender's: smoothstep over its blend, inside cos(angle / 2)) and,
 // where it has shadows=True, the share of it its shadow map lets through (hf_lamp_shadow).
+// HF_NO_LAMPS (a sub-frame with u_lamp_count 0) compiles the loop out: llvmpipe runs a
+// loop's body once under a mask, a lamp's shadow taps included, even for no lamp.
 vec3 hf_lamps(vec3 world, vec3 normal) {
     vec3 sum = vec3(0.0);
+#ifndef HF_NO_LAMPS
     for (int i = 0; i < u_lamp_count; ++i) {
         vec3 to = u_lamp_position[i].xyz - world;
         float d2 = dot(to, to);
@@ -166,6 +175,7 @@ vec3 hf_lamps(vec3 world, vec3 normal) {
             light *= hf_lamp_shadow(map - 1, i, world, normal, l, edge < -1.5);
         sum += u_lamp_color[i].rgb * light;
     }
+#endif
     return sum;
 }
 

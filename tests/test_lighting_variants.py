@@ -1,0 +1,68 @@
+"""A sub-frame without lamps lit or the sun's shadows is drawn by programs compiled without
+their code (hfrender/renderer/models.py: SurfacePrograms, lighting_of; HF_NO_LAMPS and
+HF_NO_SUN_SHADOW in shaders/glsl/mesh_header.frag): llvmpipe runs a branch's code under a
+mask whatever the uniform says (the lamp loop's first pass, the shadow map's taps), half a
+sub-frame's time. Pictures bit for bit those of the full programs."""
+
+import numpy as np
+import pytest
+
+import hfrender as hf
+import hfrender.renderer.renderer as renderers
+from hfrender.renderer.renderer import SceneRenderer
+
+W, H = 96, 64
+
+
+class Shapes(hf.Scene):
+    """Seeded random cubes and spheres over a plane; a point lamp lit from t = 1 on, the
+    sun's shadows from t = 2 on."""
+
+    light_direction = (0.4, 0.8, 0.6)
+
+    def setup(self):
+        rng = np.random.default_rng(7)
+        self.add(hf.Plane(scale=8, rotation=(-1.3, 0, 0), color=(0.6, 0.5, 0.4)))
+        for k in range(6):
+            kind = hf.Cube if k % 2 else hf.Sphere
+            self.add(kind(position=tuple(rng.uniform((-2, 0, -2), (2, 1, 1))),
+                          scale=float(rng.uniform(0.2, 0.6)), color=tuple(rng.uniform(0, 1, 3))))
+        self.lamp = self.add(hf.PointLight(position=(0, 1.5, 1), intensity=2.0))
+        self.camera.position = (0, 2, 6)
+        self.camera.look_at((0, 0.3, 0))
+
+    def update(self, t):
+        self.lamp.visible = t >= 1.0
+        self.shadows = t >= 2.0
+
+
+def draw(ctx, t, full=False):
+    """(the picture at ``t``, the program that drew the plane); ``full``: every program
+    compiled with the lamps' and shadows' code, as before the variants."""
+    scene = Shapes()
+    scene.setup()
+    renderer = SceneRenderer(ctx, scene, (W, H), False)
+    renderer.prepare()
+    color = np.empty((H, W, 4), np.uint8)
+    scene.update(t)
+    renderer.draw(t, 0, (0.01, -0.02), (0.3, -0.1))
+    renderer.read_into(color)
+    prog = renderer._program(None)  # (the current sub-frame's)
+    names = {name for name in ("u_lamp_count", "u_shadow_map") if prog.get(name, None)}
+    renderer.release()
+    return color, names
+
+
+@pytest.mark.usefixtures("gl_context")
+@pytest.mark.parametrize("t, kept", [(0.0, set()), (1.0, {"u_lamp_count"}),
+                                     (2.0, {"u_lamp_count", "u_shadow_map"})])
+def test_a_sub_frame_draws_with_the_code_of_its_lights_alone(gl_context, monkeypatch, t, kept):
+    ctx = gl_context(size=(W, H)).ctx
+    picture, names = draw(ctx, t)
+    assert names == kept
+    monkeypatch.setattr(renderers, "lighting_of", lambda shared: "")
+    full, names = draw(ctx, t)
+    assert names == {"u_lamp_count", "u_shadow_map"}
+    assert picture.tobytes() == full.tobytes()
+    lit = picture[..., :3].astype(int).sum()
+    assert (lit > draw(ctx, 0.0)[0][..., :3].astype(int).sum()) == (t >= 1.0)
