@@ -4,6 +4,7 @@ motion blur), font files and bad input."""
 
 import math
 import shutil
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -163,6 +164,33 @@ class Fonted(hf.Scene):
     assert (tmp_path / "mine.ttf").resolve() in asset_files(scene)
 
 
+@pytest.mark.skipif(not DEJAVU.is_file() or not sys.platform.startswith("linux"),
+                    reason="DejaVu and Linux's font folders")
+def test_a_font_named_bare_is_found_in_the_systems_font_folders(tmp_path, monkeypatch):
+    """The glyph warning says DejaVuSans.ttf has Greek: font="DejaVuSans.ttf" finds the
+    installed one (was: font file not found, looked beside the scene and in the current
+    folder only), as Pillow finds it: XDG_DATA_HOME/fonts, then XDG_DATA_DIRS/fonts."""
+    fonts = tmp_path / "share" / "fonts" / "truetype" / "mine"
+    fonts.mkdir(parents=True)
+    shutil.copy(DEJAVU, fonts / "Installed.ttf")
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "share"))
+    (tmp_path / "work").mkdir()
+    monkeypatch.chdir(tmp_path / "work")
+    (tmp_path / "fonted.py").write_text(
+        "import hfrender as hf\n\nclass Fonted(hf.Scene):\n    def setup(self):\n"
+        "        self.add(hf.Text('Hi', font='Installed.ttf'))\n")
+    from hfrender.scene.loader import load_scene
+
+    scene = load_scene(str(tmp_path / "fonted.py"))
+    scene.setup()
+    word = scene.objects[0]
+    assert word.raster().cap == -ImageFont.truetype(DEJAVU, 128).getbbox("H", anchor="ls")[1]
+    assert (fonts / "Installed.ttf").resolve() in asset_files(scene)
+    with pytest.raises(InputError) as caught:
+        hf.Text("Hi", font="sub/Installed.ttf")  # a path with a folder is not looked for
+    assert "font file not found" in str(caught.value)
+
+
 def test_bad_text_font_and_align_are_one_line(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     with pytest.raises(InputTypeError) as caught:
@@ -173,7 +201,8 @@ def test_bad_text_font_and_align_are_one_line(tmp_path, monkeypatch):
         hf.Text("Hi", font="nope.ttf")
     here = Path(__file__).resolve().parent
     assert str(caught.value) == (f"Text.font='nope.ttf': font file not found (looked for "
-                                 f"{here / 'nope.ttf'} and {tmp_path.resolve() / 'nope.ttf'})")
+                                 f"{here / 'nope.ttf'} and {tmp_path.resolve() / 'nope.ttf'}, "
+                                 "and by that name in the system's font folders)")
     (tmp_path / "notes.txt").write_text("not a font")
     with pytest.raises(InputError, match=r"^Text.font='notes.txt': .*notes.txt is not a font "
                                          r"Pillow can read \(.*\): give a .ttf or .otf file$"):

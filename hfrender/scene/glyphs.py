@@ -45,6 +45,21 @@ def font_face(path: str | None, size: int) -> Any:
     return ImageFont.truetype(path, size)
 
 
+def installed_font(name: Path) -> Path | None:
+    """The font file a bare name (``DejaVuSans.ttf``, no folder) names in the system's
+    font folders, found as Pillow finds it (Linux: ``$XDG_DATA_HOME/fonts``, then each of
+    ``$XDG_DATA_DIRS``' ``fonts``, searched down; macOS' and Windows' Fonts folders), or
+    None."""
+    from PIL import ImageFont
+
+    if name.is_absolute() or len(name.parts) != 1:
+        return None
+    try:
+        return Path(ImageFont.truetype(str(name), CHECK_PX).path).resolve()
+    except OSError:
+        return None
+
+
 @lru_cache(maxsize=16)
 def _notdef(font: str | None, stamp: tuple) -> tuple:
     face = font_face(font, CHECK_PX)

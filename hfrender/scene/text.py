@@ -36,7 +36,7 @@ import numpy as np
 from hfrender.dof_fft import trim
 from hfrender.errors import InputError, InputTypeError
 from hfrender.scene import checks
-from hfrender.scene.glyphs import font_face, say_missing, say_unshaped
+from hfrender.scene.glyphs import font_face, installed_font, say_missing, say_unshaped
 from hfrender.scene.meshes import VERTEX
 from hfrender.scene.nodes import placement
 from hfrender.scene.objects import _CHECKS, Object3D
@@ -296,7 +296,8 @@ def _text(what: str, value: object) -> str:
 
 def _font_file(what: str, value: object) -> tuple:
     """(the resolved file, its st_mtime_ns, st_size) of a font named by the scene: beside
-    the scene's file (the line setting it), then in the current folder."""
+    the scene's file (the line setting it), then in the current folder, then (a bare
+    name) in the system's font folders."""
     if not isinstance(value, (str, os.PathLike)) or not str(value).strip():
         raise InputError(f"{what}={checks.shown(value)} must be a font file's path (a .ttf "
                          "or .otf beside the scene) or None for Pillow's own font")
@@ -305,10 +306,11 @@ def _font_file(what: str, value: object) -> tuple:
     places = [p.resolve()] if p.is_absolute() else list(dict.fromkeys(
         f.resolve() for f in [*([Path(line.rsplit(":", 1)[0]).parent / p] if line else []),
                               Path.cwd() / p]))
-    found = next((f for f in places if f.is_file()), None)
+    found = next((f for f in places if f.is_file()), None) or installed_font(p)
     if found is None:
+        system = "" if len(p.parts) > 1 else ", and by that name in the system's font folders"
         raise InputError(f"{what}={str(value)!r}: font file not found (looked for "
-                         f"{' and '.join(map(str, places))})")
+                         f"{' and '.join(map(str, places))}{system})")
     try:
         font_face(str(found), RASTER_PX)
     except OSError as exc:
