@@ -225,6 +225,12 @@ class Mesh(Object3D):
     def load(cls, path: str | Path, **placement: Any) -> Mesh:
         """The model in ``path`` (``.glb .gltf .obj .stl .ply``); a relative path is
         looked for beside the calling script first, then in the current folder."""
+        if type(path).__module__.partition(".")[0] == "trimesh":  # a mesh made in code
+            raise ModelError(f"Mesh.load({path!r}): a trimesh object, not a file: hfrender "
+                             "reads models from files (the scene's files, as a batch, "
+                             "--resume and Ray follow them); write it once beside the scene "
+                             "and load that: mesh.export('assets/model.glb'), then "
+                             "hf.Mesh.load('assets/model.glb')")
         if not isinstance(path, (str, os.PathLike)) or not str(path).strip():  # (and '')
             raise ModelError(f"Mesh.load({path!r}): give the model file's path (a str or "
                              "Path), e.g. hf.Mesh.load('assets/toy.glb')")
