@@ -115,9 +115,10 @@ def test_a_name_hfrender_has_not_suggests_the_one_it_has(name, meant):
     ("Circle", "the built-in shapes are hf.Plane, hf.Cube, hf.Sphere, hf.Cylinder, hf.Cone "
                "and hf.Torus (and hf.Text); others are models (hf.Mesh.load), and a flat one "
                "a thin hf.Cube or hf.Cylinder (a disc)"),
-    ("MathTex", "there is no TeX: text is hf.Text('E = mc²', font='a.ttf') (Unicode and a "
-                "font of yours, not TeX's layout; a formula made elsewhere can be a model, "
-                "hf.Mesh.load)"),
+    ("MathTex", "there is no TeX: text is hf.Text('E = mc²', font='DejaVuSans.ttf') "
+                "(Unicode in a font that has it: an installed font by its file's name, or a "
+                ".ttf beside the scene; not TeX's layout; a formula made elsewhere can be a "
+                "model, hf.Mesh.load)"),
     ("DirectionalLight", "the directional light (Blender's Sun) is the scene's "
                          "light_direction, light_strength, light_color and ambient (its "
                          "shadows = True casts shadows, light_angle = 10 softens them as an "

@@ -204,9 +204,10 @@ HF_HINTS = {**dict.fromkeys(("DEGREES", "DEG"), _RADIANS), "PI": "use math.pi",
                              "slow_into", "wiggle"), _EASING),
             "smoothstep": "hf.ease_in_out is the smoothstep, 3 s**2 - 2 s**3",
             **dict.fromkeys(("Tex", "MathTex", "LaTeX", "Latex"), "there is no TeX: text is "
-                            "hf.Text('E = mc²', font='a.ttf') (Unicode and a font of yours, "
-                            "not TeX's layout; a formula made elsewhere can be a model, "
-                            "hf.Mesh.load)"),
+                            "hf.Text('E = mc²', font='DejaVuSans.ttf') (Unicode in a font "
+                            "that has it: an installed font by its file's name, or a .ttf "
+                            "beside the scene; not TeX's layout; a formula made elsewhere "
+                            "can be a model, hf.Mesh.load)"),
             **dict.fromkeys(("Circle", "Line", "Dot", "Arrow", "Prism", "Polygon"), _SHAPES),
             **dict.fromkeys(("Light", "DirectionalLight", "AmbientLight", "SunLight",
                              "AreaLight"), _LIGHTS),
