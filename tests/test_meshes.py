@@ -260,24 +260,6 @@ def test_the_velocity_plane_of_a_moving_model(gl_context, tmp_path):
 
 
 # --- files ---------------------------------------------------------------------------------
-def test_a_trimesh_object_is_told_to_be_written_to_a_file_first():
-    """A mesh made in code (trimesh.creation.icosphere()) given to Mesh.load: one line
-    saying how to make it a file hfrender reads (was: 'give the model file's path', and
-    no word of how), and the docs' way works: exported once beside the scene, loaded."""
-    trimesh = pytest.importorskip("trimesh")
-    ball = trimesh.creation.icosphere(subdivisions=1)
-    with pytest.raises(meshes.ModelError) as excinfo:
-        hf.Mesh.load(ball)
-    assert str(excinfo.value) == (
-        "Mesh.load(<trimesh.Trimesh(vertices.shape=(42, 3), faces.shape=(80, 3))>): a "
-        "trimesh object, not a file: hfrender reads models from files (the scene's files, "
-        "as a batch, --resume and Ray follow them); write it once beside the scene and load "
-        "that: mesh.export('assets/model.glb'), then hf.Mesh.load('assets/model.glb')")
-    with pytest.raises(meshes.ModelError, match=r"^Mesh.load\(<trimesh.Scene\(len\(geometry\)"
-                                                r"=1\)>\): a trimesh object, not a file: "):
-        hf.Mesh.load(trimesh.Scene(ball))
-
-
 def test_bad_files_are_one_line_naming_the_file(tmp_path, monkeypatch):
     missing = tmp_path / "missing.glb"
     with pytest.raises(meshes.ModelError) as excinfo:

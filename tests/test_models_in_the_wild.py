@@ -7,6 +7,7 @@ import pytest
 from test_meshes import draw, make_scene
 
 import hfrender as hf
+from hfrender.scene.meshes import ModelError
 
 trimesh = pytest.importorskip("trimesh", reason="the models extra: pip install -e '.[dev]'")
 Image = pytest.importorskip("PIL.Image")
@@ -202,3 +203,22 @@ def test_what_a_gltf_asks_for_and_is_not_drawn_is_said_in_one_line(gl_context, t
     assert [r.getMessage() for r in caplog.records if r.levelname == "WARNING"] == [
         f"{tmp_path / 'tiled.gltf'}: drawn without its textures' wrap CLAMP_TO_EDGE, "
         "MIRRORED_REPEAT (drawn repeating, past UVs 0..1): hfrender does not draw them"]
+
+
+def test_a_trimesh_object_is_told_to_be_written_to_a_file_first(tmp_path):
+    """A mesh made in code (trimesh.creation.icosphere()) given to Mesh.load: one line
+    saying how to make it a file hfrender reads (was: 'give the model file's path', and
+    no word of how), and the docs' way works: exported once beside the scene, loaded."""
+    ball = trimesh.creation.icosphere(subdivisions=1)
+    with pytest.raises(ModelError) as excinfo:
+        hf.Mesh.load(ball)
+    assert str(excinfo.value) == (
+        "Mesh.load(<trimesh.Trimesh(vertices.shape=(42, 3), faces.shape=(80, 3))>): a "
+        "trimesh object, not a file: hfrender reads models from files (the scene's files, "
+        "as a batch, --resume and Ray follow them); write it once beside the scene and load "
+        "that: mesh.export('assets/model.glb'), then hf.Mesh.load('assets/model.glb')")
+    with pytest.raises(ModelError, match=r"^Mesh.load\(<trimesh.Scene\(len\(geometry\)"
+                                         r"=1\)>\): a trimesh object, not a file: "):
+        hf.Mesh.load(trimesh.Scene(ball))
+    ball.export(tmp_path / "ico.glb", include_normals=True)
+    assert hf.Mesh.load(tmp_path / "ico.glb").triangles == 80
