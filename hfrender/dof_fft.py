@@ -5,21 +5,12 @@ calls (NumPy's, or cuFFT's through CuPy).
 
 from __future__ import annotations
 
-from collections import OrderedDict
 from dataclasses import dataclass
 from typing import Any
 
 # the disks' spectra a backend keeps for the next frames and calls, at most (a frame's plan
-# needs some thirty; a clip's frames, or calls at several blurs, share them)
+# needs some thirty; a clip's frames, or calls at several blurs, share them: hfrender.kept)
 SPECTRA_BYTES = 256 << 20
-
-
-def trim(kept: OrderedDict, limit: int = SPECTRA_BYTES) -> None:
-    """The least recently used of ``kept`` (arrays, newest last) out first while they hold
-    more than ``limit`` bytes; the newest always stays."""
-    held = sum(a.nbytes for a in kept.values())
-    while held > limit and len(kept) > 1:
-        held -= kept.popitem(last=False)[1].nbytes
 
 
 def _smooth(n: int) -> int:

@@ -21,14 +21,13 @@ that share one plan (the CPU's: one frame).
 from __future__ import annotations
 
 import threading
-from collections import OrderedDict
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
-from hfrender.dof_fft import trim
 from hfrender.dof_layers import NEAR, disk_tables
+from hfrender.kept import Kept
 
 SPLAT_BUDGET = 1.0  # the splats' disks' pixels, at most this many times the frame's
 NO_LAYER = -2  # a splat's layer for the fields: none (as dof_slots.STILL, a moving pixel's)
@@ -198,19 +197,17 @@ def _stamp(disk: tuple[int, int], area: int, side: int) -> tuple[int, np.ndarray
     adding; a 400 px disk's mask is 0.6 MB)."""
     kept = getattr(_kept, "stamps", None)
     if kept is None:
-        kept = _kept.stamps = OrderedDict()
+        kept = _kept.stamps = Kept(STAMP_BYTES)
     key = (disk, area, side)
     mask = kept.get(key)
     if mask is not None:
-        kept.move_to_end(key)
         return mask.shape[0] // 2, mask
     d = disk_tables(*disk)[0][:area] * (-1 if side == NEAR else 1)
     r = int(np.abs(d).max())
     mask = np.zeros((2 * r + 1, 2 * r + 1), np.float32)
     mask[d[:, 0] + r, d[:, 1] + r] = 1.0
     mask.flags.writeable = False  # (shared by the thread's frames)
-    kept[key] = mask
-    trim(kept, STAMP_BYTES)
+    kept.put(key, mask)
     return r, mask
 
 

@@ -493,19 +493,6 @@ def test_the_fast_layers_keep_a_thread_enough_cufft_plans():
     cuda_dof._keep_plans(np)  # NumPy's FFTs (the emulator) keep no plans: nothing to do
 
 
-def test_kept_spectra_go_least_recently_used_first_within_their_bytes():
-    from collections import OrderedDict
-
-    from hfrender.dof_fft import trim
-
-    kept = OrderedDict((k, np.zeros(100, np.uint8)) for k in "abcde")
-    kept.move_to_end("a")  # used last: kept longest
-    trim(kept, 300)
-    assert list(kept) == ["d", "e", "a"]
-    trim(kept, 10)
-    assert list(kept) == ["a"]  # the newest stays, whatever its size
-
-
 def test_the_cuda_layers_make_a_frames_disks_once_however_many_it_has(dev, rng, monkeypatch):
     """The device kept the 32 newest disks' spectra: a 640x360 frame at 64 px has 35, so on
     the H200 every call made them all again (13 of its 38 ms). Kept by bytes now (as on the

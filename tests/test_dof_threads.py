@@ -58,11 +58,12 @@ def test_the_fft_thread_gives_the_picture_of_one_thread_bit_for_bit(rng, monkeyp
 
 
 def test_a_fork_while_an_fft_thread_holds_the_spectra_lock_leaves_the_child_its_own():
+    from hfrender import kept
     from hfrender.backends.cpu import dof_transforms
 
-    with dof_transforms._spectra_lock:
-        dof_transforms._after_fork()  # what os.register_at_fork runs in a forked child
-        assert not dof_transforms._spectra_lock.locked()
+    with dof_transforms._spectra._lock:
+        kept._after_fork()  # what os.register_at_fork runs in a forked child
+        assert not dof_transforms._spectra._lock.locked()
         spectrum = dof_transforms._spectrum(5, (16, 20), 4, 0, FAR)  # would block on the old lock
     assert spectrum.shape == (16, 11) and abs(spectrum[0, 0] - 5 * 16 * 20) < 1e-3
 

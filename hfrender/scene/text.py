@@ -24,8 +24,6 @@ from __future__ import annotations
 
 import hashlib
 import os
-import threading
-from collections import OrderedDict
 from dataclasses import dataclass, replace
 from functools import cached_property, lru_cache
 from pathlib import Path
@@ -33,8 +31,8 @@ from typing import Any
 
 import numpy as np
 
-from hfrender.dof_fft import trim
 from hfrender.errors import InputError, InputTypeError
+from hfrender.kept import Kept
 from hfrender.scene import checks
 from hfrender.scene.glyphs import font_face, installed_font, say_missing, say_unshaped
 from hfrender.scene.meshes import VERTEX
@@ -50,8 +48,7 @@ LEVELS_KEPT = 8  # finer rasters kept (raster_at): some megapixels each
 # 4-line caption changing each sub-frame held 900 MB after a 1 s render, to the process's end
 RASTERS_KEPT = 256
 RASTERS_BYTES = 128 << 20
-_rasters: OrderedDict[tuple, Raster] = OrderedDict()
-_rasters_lock = threading.Lock()
+_rasters = Kept(RASTERS_BYTES, RASTERS_KEPT)  # the newest last
 ALIGNS = ("left", "center", "right")
 GEOMETRY = "text"
 
@@ -103,17 +100,9 @@ def raster(text: str, font: str | None = None, align: str = "center",
 def _raster(text: str, font: str | None, align: str, stamp: tuple) -> Raster:
     """The level-0 raster, kept (:data:`RASTERS_KEPT`, :data:`RASTERS_BYTES`)."""
     key = (text, font, align, stamp)
-    with _rasters_lock:
-        if (kept := _rasters.get(key)) is not None:
-            _rasters.move_to_end(key)
-            return kept
-    made = _drawn(text, font, align, stamp, 0)
-    with _rasters_lock:
-        _rasters[key] = made
-        trim(_rasters, RASTERS_BYTES)
-        while len(_rasters) > RASTERS_KEPT:
-            _rasters.popitem(last=False)
-    return made
+    if (kept := _rasters.get(key)) is not None:
+        return kept
+    return _rasters.put(key, _drawn(text, font, align, stamp, 0))
 
 
 @lru_cache(maxsize=LEVELS_KEPT)

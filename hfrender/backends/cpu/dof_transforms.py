@@ -6,9 +6,6 @@ light made ready for the sums (its rounding and its highlights' parts out).
 
 from __future__ import annotations
 
-import os
-import threading
-from collections import OrderedDict
 from collections.abc import Callable
 from typing import Any
 
@@ -18,25 +15,16 @@ from hfrender import dof_highlights as highlights
 from hfrender.backends.cpu.ahead import Ahead
 from hfrender.backends.cpu.blur import thread_pool
 from hfrender.backends.cpu.dof_light import Light, clean, halves, tops
-from hfrender.dof_fft import Window, trim
+from hfrender.dof_fft import SPECTRA_BYTES, Window
 from hfrender.dof_layers import FAR, disk_spectrum, disk_tables
+from hfrender.kept import Kept
 from hfrender.limits import usable_cores
 
 # NumPy's FFT of planes whose rows lie apart (a box's rows of a grid) costs ~20-40 us more
 # than of one block; a copy to one block costs less below this many values
 SMALL_STRIDED = 1 << 18
 FFT_THREADS = max(1, usable_cores() // 2)  # the windows' FFTs run on these
-_spectra: OrderedDict[tuple, np.ndarray] = OrderedDict()  # newest last (dof_fft.trim)
-_spectra_lock = threading.Lock()
-
-
-def _after_fork() -> None:  # a child forked while an FFT thread held the lock
-    global _spectra_lock
-    _spectra_lock = threading.Lock()
-
-
-if hasattr(os, "register_at_fork"):
-    os.register_at_fork(after_in_child=_after_fork)
+_spectra = Kept(SPECTRA_BYTES)  # the disks' spectra, the newest last
 
 
 def _spectrum(area: int, shape: tuple[int, int], max_d2: int, blades: int,
@@ -44,14 +32,10 @@ def _spectrum(area: int, shape: tuple[int, int], max_d2: int, blades: int,
     """The disk's spectrum on a grid, kept (least recently used out first, within
     :data:`hfrender.dof_fft.SPECTRA_BYTES`; each one costs an FFT of its grid)."""
     key = (area, shape, max_d2, blades, side)
-    with _spectra_lock:
-        if key in _spectra:
-            _spectra.move_to_end(key)
-            return _spectra[key]
-    spectrum = disk_spectrum(np, disk_tables(max_d2, blades)[0], area, shape, side)
-    with _spectra_lock:
-        _spectra[key] = spectrum
-        trim(_spectra)
+    spectrum = _spectra.get(key)
+    if spectrum is None:
+        spectrum = _spectra.put(key, disk_spectrum(np, disk_tables(max_d2, blades)[0], area,
+                                                   shape, side))
     return spectrum
 
 

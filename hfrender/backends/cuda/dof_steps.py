@@ -8,7 +8,6 @@ spectra, kept on the device.
 
 from __future__ import annotations
 
-from collections import OrderedDict
 from collections.abc import Callable
 from typing import Any
 
@@ -19,7 +18,7 @@ from hfrender.backends.cuda.dof_splat import SplatOps, plane_tops
 from hfrender.backends.cuda.launches import BLOCK, I32, I64, Device, _grid, _host
 from hfrender.dof_boxes import Spans
 from hfrender.dof_composite import inside_of_keys, seen_top
-from hfrender.dof_fft import Window, forward, inverse, trim
+from hfrender.dof_fft import SPECTRA_BYTES, Window, forward, inverse
 from hfrender.dof_layers import (
     FAR,
     ROLE_BACK,
@@ -29,6 +28,7 @@ from hfrender.dof_layers import (
     disk_spectrum,
     disk_tables,
 )
+from hfrender.kept import Kept
 
 
 class Ops(SplatOps):
@@ -114,19 +114,17 @@ class Ops(SplatOps):
 
     def spectrum(self, area: int, shape: tuple[int, int], side: int) -> Any:
         """The disk's spectrum on the device (turned over in front of the focus plane), kept
-        for the next frames and calls as on the CPU (:func:`hfrender.dof_fft.trim`: the 32
+        for the next frames and calls as on the CPU (:class:`hfrender.kept.Kept`: the 32
         newest had been kept, fewer than a 640x360 frame's 35 at 64 px on the H200, so
         every call made all of them again: 13 of its 38 ms)."""
-        kept = self.dev._tables.setdefault("dof-disks", OrderedDict())
+        kept = self.dev._tables.setdefault("dof-disks", Kept(SPECTRA_BYTES))
         side = side if self.blades % 2 else FAR  # a round or even disk turned over is itself
         key = (area, shape, self.blades, side)  # (a disk's first offsets: any max_d2's)
-        if key in kept:
-            kept.move_to_end(key)
-            return kept[key]
-        kept[key] = disk_spectrum(self.xp, disk_tables(self.max_d2, self.blades)[0], area,
-                                  shape, side)
-        trim(kept)
-        return kept[key]
+        spectrum = kept.get(key)
+        if spectrum is None:
+            spectrum = kept.put(key, disk_spectrum(
+                self.xp, disk_tables(self.max_d2, self.blades)[0], area, shape, side))
+        return spectrum
 
     def later(self, fn: Callable[..., Any], *args: Any) -> Callable[[], Any]:
         """``fn(*args)`` now: the device runs the launches in order, the host only queues."""
