@@ -60,3 +60,30 @@ def test_kept_go_least_recently_used_first_within_their_bytes_and_count():
     for k in "xyz":
         counted.put(k, np.zeros(10, np.uint8))
     assert list(counted) == ["y", "z"] and counted.held == 20
+
+
+def test_a_focus_pull_shares_its_disks_spectra_between_calls_and_draws_as_each_alone(
+        monkeypatch):
+    """A disk of ``area`` pixels is the same disk whatever the largest blur of its call
+    (its tables' ``max_d2``; the first ``area`` offsets, whole rings): the CPU's spectra
+    were kept by ``max_d2`` too, which a focus pulled a little each call changes, so each
+    call made its own (103 over these 12 calls, 54 now; CUDA's were already kept without it). The
+    pull draws bit for bit as each call with nothing kept."""
+    import hfrender as hf
+
+    rng = np.random.default_rng(3)
+    frame = rng.integers(0, 256, (1, 36, 64, 3), dtype=np.uint8)
+    depth = rng.uniform(1, 10, (36, 64)).astype(np.float32)
+    made, real = [], dof_transforms.disk_spectrum
+    monkeypatch.setattr(dof_transforms, "disk_spectrum", lambda *a: made.append(1) or real(*a))
+
+    def pulled(i):
+        return hf.depth_of_field(frame, depth, focus_distance=2 + 0.003 * i, f_stop=1.4,
+                                 focal_length_mm=150, backend="cpu")
+
+    dof_transforms._spectra.clear()
+    warm = [pulled(i) for i in range(12)]
+    assert 30 < len(made) <= 60, len(made)
+    for i in range(12):
+        dof_transforms._spectra.clear()
+        assert np.array_equal(pulled(i), warm[i]), i

@@ -30,8 +30,13 @@ _spectra = Kept(SPECTRA_BYTES)  # the disks' spectra, the newest last
 def _spectrum(area: int, shape: tuple[int, int], max_d2: int, blades: int,
               side: int) -> np.ndarray:
     """The disk's spectrum on a grid, kept (least recently used out first, within
-    :data:`hfrender.dof_fft.SPECTRA_BYTES`; each one costs an FFT of its grid)."""
-    key = (area, shape, max_d2, blades, side)
+    :data:`hfrender.dof_fft.SPECTRA_BYTES`; each one costs an FFT of its grid). Kept as
+    CUDA keeps them: by the disk, the first ``area`` offsets of any ``max_d2``'s tables
+    (whole rings), so calls a focus pull apart share them (were kept by ``max_d2`` too,
+    which a pull changes: 103 made over 12 calls of a 64x36 frame, 54 now); a round or
+    even disk turned over is itself."""
+    side = side if blades % 2 else FAR
+    key = (area, shape, blades, side)
     spectrum = _spectra.get(key)
     if spectrum is None:
         spectrum = _spectra.put(key, disk_spectrum(np, disk_tables(max_d2, blades)[0], area,
