@@ -12,7 +12,7 @@ from hfrender.errors import HFRenderError, InputError, nearest
 from hfrender.renderer.gl_raw import release_failed_program
 from hfrender.resources import shader_dir
 from hfrender.scene.loader import shader_text
-from hfrender.scene.shader_code import closed_too_soon, never_closed
+from hfrender.scene.shader_code import closed_too_soon, foreign_character, never_closed
 from hfrender.scene.shader_lines import COMMENTS
 from hfrender.scene.sources import surface_files
 
@@ -187,7 +187,9 @@ def brace_fault(errors: list[str], files: list[tuple[str | Path, str]]) -> str |
     file's at the shader's; counted only where the compiler fails after the file: a file
     whose ``#if`` arms each open one is GLSL), or a ``}`` too many, the error in the file
     (``shader_code.closed_too_soon``: was "unexpected '}', expecting end of file", or the
-    next line's "unexpected NEW_IDENTIFIER"); None where neither."""
+    next line's "unexpected NEW_IDENTIFIER"), or a character GLSL does not have at the
+    error's line (``shader_code.foreign_character``: was "unexpected end of file"); None
+    where none of these."""
     names = [f"{path}:" for path, _ in files] + [f"{WRAPPER}:"]
     past = next((i for i, name in enumerate(names) if errors[0].startswith(name)), 0)
     for path, source in files[:past]:
@@ -197,7 +199,8 @@ def brace_fault(errors: list[str], files: list[tuple[str | Path, str]]) -> str |
     if past < len(files):  # the first error is in this user's file
         path, source = files[past]
         at = re.match(re.escape(f"{path}:") + r"(\d+): ", errors[0])
-        said = closed_too_soon(source, int(at.group(1))) if at else None
+        said = at and (closed_too_soon(source, int(at.group(1)))
+                       or foreign_character(source, int(at.group(1))))
         return f"{path}:{said}" if said else None
     return None
 

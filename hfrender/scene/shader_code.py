@@ -4,14 +4,22 @@ file's), found by their own line: a ``/*`` never closed, which hides all after i
 ``{`` never closed, where the compiler fails after the file (in hfrender's code after the
 shader's: was told at mainImage's line, "syntax error, unexpected '{'"), and a ``}`` too
 many (was: "unexpected '}', expecting end of file", or at the next line's code, "unexpected
-NEW_IDENTIFIER")."""
+NEW_IDENTIFIER"); and a character GLSL does not have, where the compiler fails at its line
+(a no-break space or a '×' from a web page: was "syntax error, unexpected end of file")."""
 
 from __future__ import annotations
+
+import unicodedata
 
 from hfrender.scene.shader_lines import COMMENTS, blank_comments
 
 UNCLOSED_COMMENT = ("this '/*' is never closed: all after it is a comment, to the file's "
                     "end; close it with '*/'")
+
+
+# what to write for the characters a web page or word processor puts in code most often
+ASCII_FOR = {"\u00a0": " ", "\u2009": " ", "\u00d7": "*", "\u2212": "-", "\u2013": "-",
+             "\u2018": "'", "\u2019": "'", "\u201c": '"', "\u201d": '"'}
 
 
 def unclosed_comment(source: str) -> int | None:
@@ -74,3 +82,21 @@ def closed_too_soon(source: str, line: int) -> str | None:
     return (f"{line}: this line is outside any function: the '}}' on line {closed} closes "
             f"the '{{' on line {opener} (the file has {more} '}}' more than '{{'); delete the "
             "one too many")
+
+
+def foreign_character(source: str, line: int) -> str | None:
+    """``LINE: what is wrong`` where the compiler's first error, at ``line``, is at a
+    character GLSL does not have (its code is ASCII) in the code there (comments left
+    out: Mesa takes them there, and in an ``#if 0`` arm); None where there is none."""
+    code = blank_comments(source).split("\n")
+    text = code[line - 1] if 0 < line <= len(code) else ""
+    column, ch = next(((at, ch) for at, ch in enumerate(text, 1) if ord(ch) > 127),
+                      (0, ""))
+    if not ch:
+        return None
+    name = unicodedata.name(ch, "").lower() or "a character with no name"
+    instead = f"write {ASCII_FOR[ch]!r} instead" if ch in ASCII_FOR else \
+        "type it again in ASCII"
+    return (f"{line}: U+{ord(ch):04X} ({name}) at column {column} is no GLSL character: "
+            "GLSL code is ASCII (a web page or word processor puts such characters in); "
+            f"{instead}")
