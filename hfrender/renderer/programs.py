@@ -12,7 +12,12 @@ from hfrender.errors import HFRenderError, InputError, nearest
 from hfrender.renderer.gl_raw import release_failed_program
 from hfrender.resources import shader_dir
 from hfrender.scene.loader import shader_text
-from hfrender.scene.shader_code import closed_too_soon, foreign_character, never_closed
+from hfrender.scene.shader_code import (
+    closed_too_soon,
+    foreign_character,
+    never_closed,
+    no_semicolon,
+)
 from hfrender.scene.shader_lines import COMMENTS
 from hfrender.scene.sources import surface_files
 
@@ -188,8 +193,9 @@ def brace_fault(errors: list[str], files: list[tuple[str | Path, str]]) -> str |
     whose ``#if`` arms each open one is GLSL), or a ``}`` too many, the error in the file
     (``shader_code.closed_too_soon``: was "unexpected '}', expecting end of file", or the
     next line's "unexpected NEW_IDENTIFIER"), or a character GLSL does not have at the
-    error's line (``shader_code.foreign_character``: was "unexpected end of file"); None
-    where none of these."""
+    error's line (``shader_code.foreign_character``: was "unexpected end of file"), or a
+    ';' left off the line before the error's (``shader_code.no_semicolon``: was told at
+    the next line's code); None where none of these."""
     names = [f"{path}:" for path, _ in files] + [f"{WRAPPER}:"]
     past = next((i for i, name in enumerate(names) if errors[0].startswith(name)), 0)
     for path, source in files[:past]:
@@ -199,8 +205,9 @@ def brace_fault(errors: list[str], files: list[tuple[str | Path, str]]) -> str |
     if past < len(files):  # the first error is in this user's file
         path, source = files[past]
         at = re.match(re.escape(f"{path}:") + r"(\d+): ", errors[0])
-        said = at and (closed_too_soon(source, int(at.group(1)))
-                       or foreign_character(source, int(at.group(1))))
+        line = int(at.group(1)) if at else 0
+        said = at and (closed_too_soon(source, line) or foreign_character(source, line)
+                       or no_semicolon(source, line, errors[0][at.end():]))
         return f"{path}:{said}" if said else None
     return None
 

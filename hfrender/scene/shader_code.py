@@ -4,11 +4,14 @@ file's), found by their own line: a ``/*`` never closed, which hides all after i
 ``{`` never closed, where the compiler fails after the file (in hfrender's code after the
 shader's: was told at mainImage's line, "syntax error, unexpected '{'"), and a ``}`` too
 many (was: "unexpected '}', expecting end of file", or at the next line's code, "unexpected
-NEW_IDENTIFIER"); and a character GLSL does not have, where the compiler fails at its line
-(a no-break space or a '×' from a web page: was "syntax error, unexpected end of file")."""
+NEW_IDENTIFIER"); a character GLSL does not have, where the compiler fails at its line
+(a no-break space or a '×' from a web page: was "syntax error, unexpected end of file");
+and a ';' left off a line's end (was: told at the next line's code, where the compiler
+stops)."""
 
 from __future__ import annotations
 
+import re
 import unicodedata
 
 from hfrender.scene.shader_lines import COMMENTS, blank_comments
@@ -20,6 +23,10 @@ UNCLOSED_COMMENT = ("this '/*' is never closed: all after it is a comment, to th
 # what to write for the characters a web page or word processor puts in code most often
 ASCII_FOR = {"\u00a0": " ", "\u2009": " ", "\u00d7": "*", "\u2212": "-", "\u2013": "-",
              "\u2018": "'", "\u2019": "'", "\u201c": '"', "\u201d": '"'}
+# the compiler's error past a ';' left off, at the code after it (Mesa's, NVIDIA's alike)
+_WANTS_SEMICOLON = re.compile(r"unexpected (.+?), expecting (?:',' or )?';'")
+_GOES_ON = ";{}[(,+-*/%=<>!&|^?:."  # a line ending so is no statement's end (nor a '}')
+_IF = re.compile(r"\s*#\s*(?:if|ifdef|ifndef|elif|else|endif)\b")
 
 
 def unclosed_comment(source: str) -> int | None:
@@ -100,3 +107,25 @@ def foreign_character(source: str, line: int) -> str | None:
     return (f"{line}: U+{ord(ch):04X} ({name}) at column {column} is no GLSL character: "
             "GLSL code is ASCII (a web page or word processor puts such characters in); "
             f"{instead}")
+
+
+def no_semicolon(source: str, line: int, said: str) -> str | None:
+    """``LINE: what is wrong`` where the compiler's first error (``said``, at ``line``)
+    wants a ';' before the code that starts ``line`` and the code line before it (blank
+    lines, comments and directives passed over) ends with none; None where not so (one
+    missing inside a line is at the compiler's own line), or where an ``#if`` lies
+    between."""
+    wants = _WANTS_SEMICOLON.search(said)
+    code = blank_comments(source).split("\n")
+    if wants is None or not 0 < line <= len(code):
+        return None
+    first, quoted = code[line - 1].strip(), re.fullmatch(r"'(.)'", wants.group(1))
+    if not (first.startswith(quoted.group(1)) if quoted else re.match(r"\w", first)):
+        return None
+    ended = next(((at, text) for at in range(line - 1, 0, -1)
+                  if (text := code[at - 1].strip()) and not text.startswith("#")), None)
+    if ended is None or ended[1][-1] in _GOES_ON or any(
+            _IF.match(text) for text in code[ended[0]:line - 1]):
+        return None  # (an #if between: which code the compiler saw is not known here)
+    return (f"{ended[0]}: no ';' at the end of this line; add one (the compiler stopped at "
+            f"line {line}: {said})")
