@@ -143,8 +143,6 @@ class RenderPreparation:
         self.dof = self.stats.dof = modes.resolve_dof(config.dof, scene, first, config.fps)
         self.stats.hdr, self.stats.hdr_why = deep_output.resolve_hdr(
             config.hdr, config.output, scene, first, config.fps)
-        if self.given_scene is None:  # once: not again for still --compare's plain frame
-            shader_notes(self.config, scene)
         asked = self.config.transparent
         self.config = modes.resolve_samples(modes.resolve_transparent(self.config, scene), scene)
         self.stats.transparent = bool(self.config.transparent)
@@ -195,6 +193,9 @@ class RenderPreparation:
                                       config.fps, moves, config.msaa, stats.hdr)
         stats.msaa = self.renderer.target.msaa
         self.renderer.prepare()
+        if self.given_scene is None:  # once: not again for still --compare's plain frame;
+            shader_notes(config, self.scene)  # after its programs compiled: a shader refused
+        # is told in one line (was: warnings of what it reads unset above the error)
         self.renderer.transparent = config.transparent
         self.renderer.depth_modes = ("dof",) * depth + ("reconstruct",) * velocity
         gl = self.storage = gl_storage(config, self.glctx, self.backend.name)

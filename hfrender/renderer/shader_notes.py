@@ -1,5 +1,6 @@
 """Warnings of what a Shadertoy shader (and each of its buffers) leaves unused or reads
-unset, said before it is drawn."""
+unset, said once its programs have compiled (a shader refused is told in one line, the
+error alone), before it is drawn."""
 
 from __future__ import annotations
 
