@@ -54,3 +54,15 @@ def test_one_missing_inside_a_line_stays_the_compilers_error(tmp_path, capsys, b
     path.write_text("void mainImage(out vec4 c, in vec2 p)\n{\n" + body + "}\n")
     status, err = _still(path, capsys)
     assert status == 2 and err.startswith(f"hfrender: error: {path}:{said}, expecting"), err
+
+
+def test_one_left_off_the_common_files_last_line_is_told_there(tmp_path, capsys):
+    """The compiler meets it in the shader's first code, after the common file's."""
+    (tmp_path / "c.glsl").write_text("// shared\nconst float K = 2.0\n\n// end\n")
+    path = tmp_path / "s.frag"
+    path.write_text("// hfrender: common = c.glsl\n"
+                    "void mainImage(out vec4 c, in vec2 p) { c = vec4(K); }\n")
+    assert _still(path, capsys) == (2, (
+        f"hfrender: error: {tmp_path / 'c.glsl'}:2: no ';' at the end of this line; add one "
+        f"(the compiler stopped at {path}:2: syntax error, unexpected VOID_TOK, expecting "
+        "',' or ';')\n"))

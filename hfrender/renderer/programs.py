@@ -206,10 +206,28 @@ def brace_fault(errors: list[str], files: list[tuple[str | Path, str]]) -> str |
         path, source = files[past]
         at = re.match(re.escape(f"{path}:") + r"(\d+): ", errors[0])
         line = int(at.group(1)) if at else 0
-        said = at and (closed_too_soon(source, line) or foreign_character(source, line)
-                       or no_semicolon(source, line, errors[0][at.end():]))
-        return f"{path}:{said}" if said else None
+        said = at and (closed_too_soon(source, line) or foreign_character(source, line))
+        if said:
+            return f"{path}:{said}"
+        return _semicolon_fault(files[past - 1] if past else None, files[past], line,
+                                errors[0][at.end():]) if at else None
     return None
+
+
+def _semicolon_fault(before: tuple[str | Path, str] | None, file: tuple[str | Path, str],
+                     line: int, said: str) -> str | None:
+    """``file:LINE: no ';' ...`` where the compiler's error ``said`` at ``line`` of ``file``
+    (its path, its code) follows from a ';' left off the line before, in that file or at
+    the end of the one compiled ``before`` it (a common file's); None where not so."""
+    (first, code), (path, source) = before or ("", ""), file
+    lead = code.count("\n") + 1 if before else 0
+    missing = no_semicolon(f"{code}\n{source}" if before else source, lead + line, said)
+    if missing is None:
+        return None
+    where = f"{first}:{missing}" if missing <= lead else f"{path}:{missing - lead}"
+    stopped = f"line {line}" if missing > lead else f"{path}:{line}"
+    return (f"{where}: no ';' at the end of this line; add one (the compiler stopped at "
+            f"{stopped}: {said})")
 
 
 def describe_compile_error(errors: list[str]) -> str:

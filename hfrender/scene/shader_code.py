@@ -109,11 +109,11 @@ def foreign_character(source: str, line: int) -> str | None:
             f"{instead}")
 
 
-def no_semicolon(source: str, line: int, said: str) -> str | None:
-    """``LINE: what is wrong`` where the compiler's first error (``said``, at ``line``)
-    wants a ';' before the code that starts ``line`` and the code line before it (blank
-    lines, comments and directives passed over) ends with none; None where not so (one
-    missing inside a line is at the compiler's own line), or where an ``#if`` lies
+def no_semicolon(source: str, line: int, said: str) -> int | None:
+    """The line that lacks a ';' at its end, where the compiler's first error (``said``, at
+    ``line``) wants one before the code that starts ``line`` and the code line before it
+    (blank lines, comments and directives passed over) ends with none; None where not so
+    (one missing inside a line is at the compiler's own line), or where an ``#if`` lies
     between."""
     wants = _WANTS_SEMICOLON.search(said)
     code = blank_comments(source).split("\n")
@@ -127,5 +127,4 @@ def no_semicolon(source: str, line: int, said: str) -> str | None:
     if ended is None or ended[1][-1] in _GOES_ON or any(
             _IF.match(text) for text in code[ended[0]:line - 1]):
         return None  # (an #if between: which code the compiler saw is not known here)
-    return (f"{ended[0]}: no ';' at the end of this line; add one (the compiler stopped at "
-            f"line {line}: {said})")
+    return ended[0]
