@@ -193,9 +193,8 @@ class RenderPreparation:
                                       config.fps, moves, config.msaa, stats.hdr)
         stats.msaa = self.renderer.target.msaa
         self.renderer.prepare()
-        if self.given_scene is None:  # once: not again for still --compare's plain frame;
-            shader_notes(config, self.scene)  # after its programs compiled: a shader refused
-        # is told in one line (was: warnings of what it reads unset above the error)
+        if self.given_scene is None:  # once (not for still --compare's plain frame), once
+            shader_notes(config, self.scene)  # compiled: a refused shader's error said alone
         self.renderer.transparent = config.transparent
         self.renderer.depth_modes = ("dof",) * depth + ("reconstruct",) * velocity
         gl = self.storage = gl_storage(config, self.glctx, self.backend.name)

@@ -184,18 +184,19 @@ def wrapper_errors_at(errors: list[str], code: str, defines: re.Pattern, path: s
     return [e.replace(WRAPPER, place, 1) if e.startswith(WRAPPER) else e for e in errors]
 
 
-def brace_fault(errors: list[str], files: list[tuple[str | Path, str]]) -> str | None:
-    """``file:LINE: what is wrong`` with a user's file's braces, where the compiler's first
-    error follows from it (``files``: (file, its code), in the order compiled, then
-    hfrender's wrapper): a ``{`` never closed (``shader_code.never_closed``), the error past
-    the file (was: the wrapper's error, told at mainImage's or shade()'s line, or a common
-    file's at the shader's; counted only where the compiler fails after the file: a file
-    whose ``#if`` arms each open one is GLSL), or a ``}`` too many, the error in the file
-    (``shader_code.closed_too_soon``: was "unexpected '}', expecting end of file", or the
-    next line's "unexpected NEW_IDENTIFIER"), or a character GLSL does not have at the
-    error's line (``shader_code.foreign_character``: was "unexpected end of file"), or a
-    ';' left off the line before the error's (``shader_code.no_semicolon``: was told at
-    the next line's code); None where none of these."""
+def code_fault(errors: list[str], files: list[tuple[str | Path, str]]) -> str | None:
+    """``file:LINE: what is wrong`` with a user's file's code as written (its braces, a
+    character, a ';'), where the compiler's first error follows from it (``files``: (file,
+    its code), in the order compiled, then hfrender's wrapper): a ``{`` never closed
+    (``shader_code.never_closed``), the error past the file (was: the wrapper's error,
+    told at mainImage's or shade()'s line, or a common file's at the shader's; counted
+    only where the compiler fails after the file: a file whose ``#if`` arms each open one
+    is GLSL), or a ``}`` too many, the error in the file (``shader_code.closed_too_soon``:
+    was "unexpected '}', expecting end of file", or the next line's "unexpected
+    NEW_IDENTIFIER"), or a character GLSL does not have at the error's line
+    (``shader_code.foreign_character``: was "unexpected end of file"), or a ';' left off
+    the line before the error's (:func:`_semicolon_fault`: was told at the next line's
+    code); None where none of these."""
     names = [f"{path}:" for path, _ in files] + [f"{WRAPPER}:"]
     past = next((i for i, name in enumerate(names) if errors[0].startswith(name)), 0)
     for path, source in files[:past]:

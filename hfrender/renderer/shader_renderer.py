@@ -19,7 +19,7 @@ from hfrender.renderer.channel_textures import (
 from hfrender.renderer.programs import (
     ShaderError,
     ShaderInputError,
-    brace_fault,
+    code_fault,
     compile_program,
     glsl,
     set_uniform,
@@ -225,7 +225,7 @@ def compile_pass(ctx: Any, shader: ShaderPass, buffer: bool) -> Any:
                                path, common and common[0])
     except ShaderError as exc:  # one in hfrender's call: at the user's mainImage
         files = [(common[0], shader.common_source)] if common else []
-        fault = brace_fault(exc.errors, [*files, (path, shader.source)])
+        fault = code_fault(exc.errors, [*files, (path, shader.source)])
         if fault is not None:
             raise ShaderInputError(fault, [fault, *exc.errors]) from None
         hint = shadertoy_hint(str(exc), shader.source, common is not None)

@@ -19,7 +19,7 @@ from typing import Any
 from hfrender.renderer.programs import (
     ShaderError,
     ShaderInputError,
-    brace_fault,
+    code_fault,
     compile_program,
     glsl,
     shader_error,
@@ -113,7 +113,7 @@ def surface_program(ctx: Any, vertex: str, header: str, source: str, path: Path)
     try:
         return compile_program(ctx, vertex, frag, path)
     except ShaderError as exc:  # one in hfrender's call of shade(): at the user's shade()
-        fault = brace_fault(exc.errors, [(path, source)])
+        fault = code_fault(exc.errors, [(path, source)])
         if fault is not None:
             raise ShaderInputError(fault, [fault, *exc.errors]) from None
         hint = f"; hfrender calls {SHADE}"
