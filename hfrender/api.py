@@ -154,7 +154,7 @@ def _noted(exc: BaseException, line: str) -> None:
 def _output(output: Any) -> Any:
     """``output`` as ``-o`` takes it: ``~`` expanded, ``frames/####.png`` as ``%04d`` (what
     is no path: as it is, for the settings' own check to name)."""
-    from hfrender.io.outputs import sequence_name
+    from hfrender.io.sequence_names import sequence_name
 
     path = _home(output)
     return sequence_name(path) if isinstance(path, str) else path

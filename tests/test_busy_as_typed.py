@@ -15,7 +15,7 @@ BUSY = "another hfrender (pid {}) is writing it; wait for it to finish, or write
 
 @pytest.mark.parametrize("typed", ["f/####.png", "f/%04d.png", "f/shot.##.exr"])
 def test_the_command_names_the_output_as_typed(bar, capsys, typed):
-    from hfrender.io.outputs import sequence_name
+    from hfrender.io.sequence_names import sequence_name
 
     with output_lock(sequence_name(typed)):  # a first render of it, writing
         assert main(["render", bar, "-o", typed, *SMALL]) == 2
@@ -37,7 +37,7 @@ def test_a_pattern_named_again_keeps_the_name_typed():
     """sequence_name of a pattern it made itself (the value handed on, named again) dropped
     the name typed for it: typed_output then said ``f/%04d.png``; one the user types as
     printf is named so (as above)."""
-    from hfrender.io.outputs import sequence_name, typed_output
+    from hfrender.io.sequence_names import sequence_name, typed_output
 
     made = sequence_name("g/shot.###.png")
     assert made == "g/shot.%03d.png"

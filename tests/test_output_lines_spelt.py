@@ -81,7 +81,7 @@ def test_a_batch_jobs_busy_output_is_named_as_its_jobs_file_key(bar, capsys):
     jobs file names it ``output``, as the batch's other lines of an output do."""
     import json
 
-    from hfrender.io.outputs import sequence_name
+    from hfrender.io.sequence_names import sequence_name
 
     with open("jobs.toml", "w") as f:
         f.write('[defaults]\nsize = "8x4"\nsamples = 1\nduration = 0.2\n\n'

@@ -30,6 +30,7 @@ from hfrender.errors import (  # noqa: F401 - the commands' own, re-exported
     system_refused,
 )
 from hfrender.io.sequence_names import home_path
+from hfrender.io.sequence_names import sequence_name as _sequence_name
 
 EXIT_USAGE, EXIT_FAILED, EXIT_SIGINT, EXIT_SIGTERM, EXIT_SIGHUP = 2, 1, 130, 143, 129
 
@@ -199,10 +200,8 @@ def empty_path(flag: str, text: object, form: str) -> None:
 
 def sequence_name(text: str) -> str:
     """``-o``'s type: :func:`output_name`, then
-    :func:`hfrender.io.outputs.sequence_name` (imported when used)."""
-    from hfrender.io.outputs import sequence_name as named
-
-    return named(output_name(text))
+    :func:`hfrender.io.sequence_names.sequence_name`."""
+    return _sequence_name(output_name(text))
 
 
 # a value argparse takes for an option (it reads only "-5" and "-1.5" as numbers)

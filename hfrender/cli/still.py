@@ -20,8 +20,7 @@ from hfrender.cli.options import flags_as_given
 from hfrender.config import ConfigError
 from hfrender.engine.settings import still_frame
 from hfrender.errors import as_typed
-from hfrender.io.outputs import sequence_name
-from hfrender.io.sequence_names import check_output_name, is_sequence
+from hfrender.io.sequence_names import check_output_name, is_sequence, sequence_name
 from hfrender.io.work_names import check_not_foreign
 from hfrender.signals import stop_at_once
 

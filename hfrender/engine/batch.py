@@ -65,9 +65,8 @@ from hfrender.errors import (
     toml_said,
 )
 from hfrender.frame_range import parse_frames, start_of
-from hfrender.io.outputs import sequence_name
 from hfrender.io.sequence_files import DEPTH_KINDS, VECTOR_KINDS
-from hfrender.io.sequence_names import home_path
+from hfrender.io.sequence_names import home_path, sequence_name
 from hfrender.scene.scene_file import check_scene_file
 from hfrender.scene.sources import scene_modules
 

@@ -16,9 +16,15 @@ from hfrender.errors import HFRenderError, InputError, InputErrors, pastable, to
 from hfrender.frame_range import resolve
 from hfrender.io.encoding import Encoding, check_encoding
 from hfrender.io.input_clash import check_not_input
-from hfrender.io.outputs import check_partial_free, check_writable, partial_name, sequence_name
+from hfrender.io.outputs import check_partial_free, check_writable, partial_name
 from hfrender.io.sequence_commit import check_frames_there
-from hfrender.io.sequence_names import check_output_name, home_path, is_sequence, pattern_files
+from hfrender.io.sequence_names import (
+    check_output_name,
+    home_path,
+    is_sequence,
+    pattern_files,
+    sequence_name,
+)
 from hfrender.io.writers import check_output
 from hfrender.project_file import project_settings
 from hfrender.scene.scene_file import scene_duration

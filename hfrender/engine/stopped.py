@@ -13,7 +13,7 @@ from typing import Any
 from hfrender.config import RenderConfig
 from hfrender.errors import HFRenderError, first_line, pastable, spelling, system_refused
 from hfrender.frame_range import n_frames
-from hfrender.io.sequence_names import is_sequence
+from hfrender.io.sequence_names import is_sequence, typed_output
 from hfrender.io.store import partial_dir
 from hfrender.scene.loader import SceneUpdateError, stopped_place
 from hfrender.sizes import bytes_said
@@ -46,7 +46,7 @@ def _folder_refused(config: RenderConfig, stats: Any, exc: BaseException) -> str
     the same command again`` where ``exc`` is the system's refusal as the run's work first
     reached the output's folder, which takes no file now (was: "cannot write
     .../.a.mp4.hfrender: Permission denied", a hidden name, a trial), else ``""``."""
-    from hfrender.io.outputs import cannot_make, temporary, typed_output
+    from hfrender.io.outputs import cannot_make, temporary
 
     if stats.partial or stats.lost_bytes or not _refusal(exc) or _kept_for_resume(
             config.output):

@@ -14,8 +14,8 @@ from pathlib import Path
 from typing import IO, Any
 
 from hfrender.errors import InputError, output_said
-from hfrender.io.outputs import temporary, typed_output
-from hfrender.io.sequence_names import is_sequence
+from hfrender.io.outputs import temporary
+from hfrender.io.sequence_names import is_sequence, typed_output
 
 log = logging.getLogger(__name__)
 

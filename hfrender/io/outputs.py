@@ -7,7 +7,6 @@ from __future__ import annotations
 import errno
 import logging
 import os
-import re
 import shutil
 import signal
 import tempfile
@@ -346,39 +345,3 @@ def write_image(output: str, image: object) -> None:
     except OSError as exc:
         discard(str(tmp), made)
         raise WriteFailed(f"cannot write {output}: {exc.strerror or exc}") from None
-
-
-def sequence_name(text: str) -> str:
-    """An image sequence named as Blender and Nuke name them, ``frames/####.png`` or
-    ``shot.####.exr``, as the printf pattern hfrender reads (``%04d``): the last run of
-    ``#`` in the file name, between its start or ``._-`` and a ``.``; all else as given.
-    The name typed is remembered for :func:`typed_output`: a pattern this made, named
-    again, keeps it (was dropped: said as ``f/%04d.png``); one typed as printf is named
-    so from then on."""
-    if isinstance(text, _Made):  # (its own pattern, handed on: named as it was typed)
-        return text
-    cut = max(text.rfind("/"), text.rfind("\\")) + 1
-    head, name = text[:cut], text[cut:]
-    runs = [] if is_sequence(name) or not name.lower().endswith((".png", ".exr")) else \
-        list(re.finditer(r"(?:(?<=^)|(?<=[._-]))#+(?=\.)", name))
-    if not runs:  # (a printf pattern already; "100% ####.png" has none)
-        _TYPED.pop(text, None)  # (typed so now)
-        return text
-    last = runs[-1]
-    named = _Made(f"{head}{name[:last.start()]}%0{len(last.group())}d{name[last.end():]}")
-    _TYPED[named] = text
-    return named
-
-
-class _Made(str):
-    """A printf pattern :func:`sequence_name` made of a name typed otherwise (``####``)."""
-
-
-_TYPED: dict[str, str] = {}  # a pattern sequence_name made -> the name last typed for it
-
-
-def typed_output(output: str) -> str:
-    """``output`` as its user typed it last: ``f/####.png`` for the ``f/%04d.png``
-    :func:`sequence_name` made of it (a refusal named the pattern, never typed: a trial),
-    else as it is."""
-    return _TYPED.get(output, output)

@@ -17,7 +17,7 @@ from pathlib import Path
 
 from hfrender.errors import output_said
 from hfrender.io.frame_marks import marks, sequence_id
-from hfrender.io.sequence_names import is_sequence, pattern_files
+from hfrender.io.sequence_names import is_sequence, pattern_files, typed_output
 from hfrender.io.sequence_stale import remove_stale
 from hfrender.io.writers import WriterError
 
@@ -94,8 +94,6 @@ def check_frames_there(output: str, first: int, count: int, what: str | None = N
               < first + count]
     there = {n: marks(folder / n) for n in sorted(wanted) if _filled(folder / n)}
     theirs = _theirs(there, sequence_id(output))
-    from hfrender.io.outputs import typed_output  # (outputs imports this module)
-
     said = output_said(typed_output(output), what)  # (f/####.png as typed, as the busy line)
     if theirs:
         raise WriterError(f"{said}: {folder / theirs[0]} is a frame of another sequence "
