@@ -20,7 +20,7 @@ from hfrender.dof_layers import check_method
 from hfrender.errors import InputError, InputTypeError, shown
 from hfrender.hyperframe.frame import HyperFrame
 from hfrender.hyperframe.windows import WindowWeights
-from hfrender.interop import native, to_array, to_numpy, unmasked
+from hfrender.interop import native, not_numbers, to_array, to_numpy, unmasked
 from hfrender.lens_args import depth_lenses, disparity_of, frame_lenses, one_numbers
 from hfrender.optics import Lens
 from hfrender.shutter_curve import weights_of
@@ -312,9 +312,12 @@ def _shifts(hyperframe: HyperFrame) -> np.ndarray | None:
         return None
     want = (hyperframe.frames.shape[0], 2)
     arr = validate.real_array(hyperframe.shifts, "hyperframe.shifts")
-    if arr is None or arr.shape != want or not np.isfinite(arr).all():
-        got = validate.not_real(hyperframe.shifts) if arr is None else f"shape {arr.shape}" \
-            if arr.shape != want else "a NaN or inf"
+    if arr is None:
+        raise InputError(not_numbers(
+            hyperframe.shifts, "hyperframe.shifts", "pixels, x and y down, each frame's "
+            "antialiasing offset moved its picture by", f"an array of shape {want}"))
+    if arr.shape != want or not np.isfinite(arr).all():
+        got = f"shape {arr.shape}" if arr.shape != want else "a NaN or inf"
         raise InputError(f"hyperframe.shifts has {got}; expected {want}: finite pixels (x, y "
                          "down) each frame's antialiasing offset moved its picture by")
     return arr

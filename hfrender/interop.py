@@ -119,12 +119,25 @@ def _listed(x: list | tuple, name: str) -> tuple[np.ndarray, Callable[[np.ndarra
         return metres, _same
     if depth:  # (was: 'a list holding builtins.list', where rows were given)
         grad_free(x, name, deep=True)  # (ragged rows: NumPy stopped before meeting one)
-        raise InputTypeError(f"{name} is a {type(x).__name__} of {_found(x)}; {name} takes "
-                             "numbers (metres): give an array of metres (np.asarray(depth, "
-                             "np.float32))")
+        raise InputTypeError(not_numbers(x, name, "metres", "an array of metres "
+                                         "(np.asarray(depth, np.float32))"))
     item = next(f for f in x if not (isinstance(f, np.ndarray) or hasattr(f, "__dlpack__")))
     raise InputTypeError(f"{name} is a {type(x).__name__} holding {_kind(item)}; a list takes "
                          "frames: give an array of a pixel type (np.asarray(frames, np.uint8))")
+
+
+def not_numbers(value: Any, name: str, unit: str, wanted: str) -> str:
+    """One line for ``value`` given as ``name`` holding no real numbers, said alike for
+    depth, velocity and shifts: ``depth is a list of str; depth takes numbers (metres):
+    give an array of metres (...)``; ``unit``: what the numbers are, ``wanted``: what to
+    give (was velocity's "has dtype <U1; expected real numbers, ...", a wording of its own)."""
+    if isinstance(value, (list, tuple)):
+        held = f"a {type(value).__name__} of {_found(value)}"
+    elif isinstance(getattr(value, "dtype", None), np.dtype):
+        held = f"an array of {_dtype_word(value.dtype)}"
+    else:
+        held = f"a {type(value).__name__ if type(value).__module__ == 'builtins' else _kind(value)}"
+    return f"{name} is {held}; {name} takes numbers ({unit}): give {wanted}"
 
 
 def _found(x: list | tuple) -> str:

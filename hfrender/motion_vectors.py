@@ -29,7 +29,7 @@ from hfrender.effects import _check_out, _into, _premultiplied, _straight_kept, 
 from hfrender.errors import InputError, InputTypeError, Spelling, saying
 from hfrender.hyperframe.frame import HyperFrame
 from hfrender.hyperframe.windows import WindowWeights
-from hfrender.interop import to_array
+from hfrender.interop import not_numbers, to_array
 from hfrender.shutter_curve import SHUTTER, vector_max_length, vector_shutter
 
 ABSURD = 100.0  # a vector longer than this many frame diagonals is refused (max_length clamps)
@@ -118,12 +118,14 @@ def _velocity(velocity: Any, size: tuple[int, int, int], most: float | None = No
     if arr is not None and arr.shape == want[1:] and n == 1:
         arr = arr[None]
     if arr is None or arr.shape != want:
-        got = validate.not_real(velocity) if arr is None else f"shape {arr.shape}"
-        hint = "" if arr is None else validate.channels_last_hint(
-            arr.shape, [want, want[1:]] if n == 1 else [want], "velocity")
-        raise (InputTypeError if arr is None else InputError)(
-            f"velocity has {got}; expected {'real numbers, ' * (arr is None)}{want} (or "
-            f"{want[1:]} for one frame): pixels a frame, x to the right and y down{hint}")
+        if arr is None:
+            raise InputTypeError(not_numbers(
+                velocity, "velocity", "pixels a frame, x to the right and y down",
+                f"an array of shape {want} (or {want[1:]} for one frame)"))
+        hint = validate.channels_last_hint(arr.shape, [want, want[1:]] if n == 1 else [want],
+                                           "velocity")
+        raise InputError(f"velocity has shape {arr.shape}; expected {want} (or {want[1:]} for "
+                         f"one frame): pixels a frame, x to the right and y down{hint}")
     if not np.isfinite(arr).all():
         f, y, x, c = (int(i) for i in np.argwhere(~np.isfinite(arr))[0])
         raise _refused(partial(_not_finite, "xy"[c], float(arr[f, y, x, c])), f, y, x, single)

@@ -142,16 +142,6 @@ def integer(value: object, name: str, low: int, high: int | None = None) -> int:
     raise kind(f"{name}={shown(value)} must be an integer {span}")
 
 
-def not_real(value: object) -> str:
-    """What :func:`real_array` found no real numbers in holds, for a line saying so:
-    ``dtype complex128``, ``dtype <U1``, ``no array's shape (a ragged list)`` (was: "has not
-    numbers")."""
-    try:
-        return f"dtype {np.asarray(value).dtype}"
-    except (TypeError, ValueError):
-        return "no array's shape (a ragged list)"
-
-
 def real_array(value: object, name: str) -> np.ndarray | None:
     """``value`` as a float64 array of real numbers (Fractions and Decimals taken), or
     None where it holds anything else (strings, None, bools' object arrays, complex):

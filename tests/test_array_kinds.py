@@ -91,6 +91,11 @@ def test_nested_lists_of_numbers_are_read_alike_for_depth_and_velocity(rng):
         assert str(info.value) == (f"depth is a list of {found}; depth takes numbers "
                                    "(metres): give an array of metres (np.asarray(depth, "
                                    "np.float32))")
+        with pytest.raises(InputTypeError) as info:  # velocity's said the same way
+            hf.vector_blur(frame, bad, depth)  # (was "velocity has dtype <U1; expected ...")
+        assert str(info.value) == (f"velocity is a list of {found}; velocity takes numbers "
+                                   "(pixels a frame, x to the right and y down): give an "
+                                   "array of shape (1, 6, 5, 2) (or (6, 5, 2) for one frame)")
     with pytest.raises(InputTypeError, match=r"^frames is a list holding builtins\.list; a "
                        r"list takes frames: give an array of a pixel type \(np\.asarray\("
                        r"frames, np\.uint8\)\)$"):  # (frames' numbers need their dtype)

@@ -307,9 +307,7 @@ def test_bad_shutter_spans_and_missing_planes_are_one_line(rng):
 
 @pytest.mark.parametrize("shifts, got", [
     (np.zeros(2), "shape (2,)"), (np.zeros((3, 2)), "shape (3, 2)"),
-    (np.zeros((2, 2)).T[:, :1], "shape (2, 1)"), ([[0.1, 0.2], [np.nan, 0.0]], "a NaN or inf"),
-    ([["a", "b"], ["c", "d"]], "dtype <U1"),  # (were "has not numbers")
-    (np.zeros((2, 2), complex), "dtype complex128")])
+    (np.zeros((2, 2)).T[:, :1], "shape (2, 1)"), ([[0.1, 0.2], [np.nan, 0.0]], "a NaN or inf")])
 def test_bad_antialiasing_shifts_are_one_line(shifts, got):
     """A library user's HyperFrame(shifts=...) of the wrong shape, or a NaN, was an
     IndexError from deep in the reconstruction ("invalid index to scalar variable", "index
@@ -326,6 +324,22 @@ def test_bad_antialiasing_shifts_are_one_line(shifts, got):
     moved = hf.fuse(hyper, ww, backend="cpu", shutter=[(0.0, 0.02)])
     hyper.shifts = None
     assert not np.array_equal(moved, hf.fuse(hyper, ww, backend="cpu", shutter=[(0.0, 0.02)]))
+
+
+@pytest.mark.parametrize("shifts, found", [
+    ([["a", "b"], ["c", "d"]], "a list of str"),  # (were "has not numbers", then "dtype <U1")
+    (np.zeros((2, 2), complex), "an array of complex128")])
+def test_antialiasing_shifts_of_no_numbers_are_said_as_velocity(shifts, found):
+    """Shifts that are no real numbers are said as velocity's and depth's are (was "has
+    dtype <U1; expected (2, 2)", a wording of its own)."""
+    hyper = _hyperframe([0.0, 0.01], x0=5.0, speed=100.0)
+    hyper.shifts = shifts
+    ww = hf.WindowWeights(np.array([0]), np.full((1, 2), 0.5))
+    with pytest.raises(InputError) as err:
+        hf.fuse(hyper, ww, backend="cpu", shutter=[(0.0, 0.02)])
+    assert str(err.value) == (f"hyperframe.shifts is {found}; hyperframe.shifts takes numbers "
+                              "(pixels, x and y down, each frame's antialiasing offset moved "
+                              "its picture by): give an array of shape (2, 2)")
 
 SCENE = '''
 import hfrender as hf

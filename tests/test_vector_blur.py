@@ -135,12 +135,12 @@ def one_bad(row: int, col: int, axis: int, value: float) -> np.ndarray:
     (dict(velocity=np.zeros((H, W, 3))), "velocity has shape (48, 64, 3); expected (1, 48, 64, "
      "2) (or (48, 64, 2) for one frame): pixels a frame, x to the right and y down"),
     # (were "velocity has not numbers")
-    (dict(velocity=np.zeros((H, W, 2), complex)), "velocity has dtype complex128; expected "
-     "real numbers, (1, 48, 64, 2) (or (48, 64, 2) for one frame): pixels a frame, x to the "
-     "right and y down"),
-    (dict(velocity=np.full((H, W, 2), "a")), "velocity has dtype <U1; expected real numbers, "
-     "(1, 48, 64, 2) (or (48, 64, 2) for one frame): pixels a frame, x to the right and y "
-     "down"),
+    (dict(velocity=np.zeros((H, W, 2), complex)), "velocity is an array of complex128; "
+     "velocity takes numbers (pixels a frame, x to the right and y down): give an array of "
+     "shape (1, 48, 64, 2) (or (48, 64, 2) for one frame)"),  # (as depth's list says it)
+    (dict(velocity=np.full((H, W, 2), "a")), "velocity is an array of str; velocity takes "
+     "numbers (pixels a frame, x to the right and y down): give an array of shape (1, 48, "
+     "64, 2) (or (48, 64, 2) for one frame)"),
     (dict(velocity=np.full((H, W, 2), np.nan)), "velocity at row 0, column 0 has x = nan; "
      "it must be finite pixels a frame"),  # (one frame's: its pixel, no frame number)
     (dict(velocity=one_bad(7, 5, 1, -np.inf)), "velocity at row 7, column 5 has y = -inf; "
