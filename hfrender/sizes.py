@@ -2,8 +2,8 @@
 memory's (``--stats``, ``hfrender info``, the memory refusals of engine/memory_fit.py, fx,
 the pool and the GL buffers, what ``--ray`` sends at most); one rule for all (was: four
 ways, ``0.3 MB`` and ``307.2 KB`` for the same 300 KiB, ``100.0 MB``, MiB said as MB; and
-the memory lines' own GiB, ``1.79e+04 GiB``, ``0 MiB``). Not in this rule: ``hfrender
-bench``'s table, whose column of numbers is headed ``pool MiB``.
+the memory lines' own GiB, ``1.79e+04 GiB``, ``0 MiB``), ``hfrender bench``'s pool column
+too (was ``pool MiB``, its figures 3.0 for a 3.1 MB pool).
 
 The rule: decimal units (1 KB = 1000 bytes, as disks and ``df -H`` count), the largest of
 B, KB, MB, GB, TB in which the size is 1 or more; one decimal under 100 of it, whole from

@@ -148,9 +148,9 @@ def test_bench_ctrl_c_prints_the_cells_measured_so_far(capsys, monkeypatch):
                  "--size", "32x8", "--samples", "2"]) == 130
     out, err = capsys.readouterr()
     assert out.splitlines()[1:] == [
-        "granularity frames workers      fps latency ms  pool MiB",
-        "          2      1       1     10.0       50.0       1.5",
-        "          2      1       2     12.5       40.0       1.5 best"]
+        "granularity frames workers      fps latency ms      pool",
+        "          2      1       1     10.0       50.0    1.6 MB",
+        "          2      1       2     12.5       40.0    1.6 MB best"]  # (1.5 MiB)
     assert err.splitlines()[-1] == "interrupted: 2 of 5 cells measured (above; auto's cell not)"
 
 
@@ -212,18 +212,22 @@ def test_bench_says_the_machine_it_measured(capsys, gl_context):
             "fastest here: ") in out, out
 
 
-def test_bench_says_the_pool_in_the_unit_it_is_counted_in():
-    """The pool's size is counted in MiB (bytes / 2**20); the column said "pool MB",
-    4.9% too few for megabytes."""
+def test_bench_says_the_pool_as_every_size_line_does():
+    """The pool's size (RenderStats.pool_mb, MiB) said by the sizes rule, decimal units
+    (was a "pool MiB" column, 3.0 for this pool, the one size line of hfrender's own unit;
+    before that "pool MB", 4.9% too few for megabytes)."""
     from types import SimpleNamespace
 
     from hfrender.engine import bench
 
-    pool = 3 * 2**20  # a pool of 3 MiB (3.1 MB)
-    cells = [bench.Cell(8, 1, 30.0, 40.0, pool / 2**20, 8)]
+    pool = 3 * 2**20  # a pool of 3 MiB: 3145728 bytes, 3.1 MB
+    big = 700 * 2**20  # 734003200 bytes: 734 MB
+    cells = [bench.Cell(8, 1, 30.0, 40.0, pool / 2**20, 8), bench.Cell(16, 1, 20.0, 40.0,
+                                                                       big / 2**20, 16)]
     lines = bench.table(cells, None, SimpleNamespace(overlap=0, step=8)).splitlines()
-    assert lines[0].split()[-2:] == ["pool", "MiB"]
-    assert lines[1].split()[-2:] == ["3.0", "best"]
+    assert lines[0].split()[-1] == "pool"
+    assert lines[1].split()[-3:] == ["3.1", "MB", "best"]
+    assert lines[2].split()[-2:] == ["734", "MB"]
 
 
 @pytest.mark.parametrize("quiet", [False, True])

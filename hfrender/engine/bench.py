@@ -17,6 +17,7 @@ from typing import Any
 
 from hfrender.config import ConfigError, RenderConfig
 from hfrender.logs import filtered
+from hfrender.sizes import bytes_said
 
 
 @dataclass
@@ -25,7 +26,7 @@ class Cell:
     workers: int
     fps: float
     latency_ms: float
-    memory_mb: float
+    memory_mb: float  # the pool's size in MiB (RenderStats.pool_mb); said by sizes.py
     used: int  # sub-frames per hyperframe actually used
     machine: str = ""  # the GL renderer that drew it (llvmpipe, or the GPU's name)
 
@@ -111,17 +112,17 @@ class _Once(logging.Filter):
 
 def table(cells: list[Cell], auto: Cell | None, plan: Any) -> str:
     """The grid, the best marked, with each granularity's output frames per hyperframe
-    (what --outputs gives), and auto's share of the best (None: the cells a Ctrl-C left,
-    auto not measured)."""
+    (what --outputs gives) and its pool's size (as every size line: ``3.1 MB``), and
+    auto's share of the best (None: the cells a Ctrl-C left, auto not measured)."""
     best = max(cells, key=lambda c: c.fps)
     lines = [f"{'granularity':>11} {'frames':>6} {'workers':>7} {'fps':>8} {'latency ms':>10} "
-             f"{'pool MiB':>9}"]
+             f"{'pool':>9}"]
     for c in [*cells] + ([] if auto is None else [auto]):
         mark = " best" if c is best else ""
         name = f"auto={c.used}" if c is auto else str(c.granularity)
         per = max(1, (c.used - plan.overlap) // plan.step)
         lines.append(f"{name:>11} {per:>6} {c.workers:>7} {c.fps:8.1f} {c.latency_ms:10.1f} "
-                     f"{c.memory_mb:9.1f}{mark}")
+                     f"{bytes_said(c.memory_mb * 2**20):>9}{mark}")
     if auto is not None:
         lines.append(f"auto / best = {auto.fps / best.fps:.2f}")
     return "\n".join(lines)

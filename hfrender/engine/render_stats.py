@@ -32,7 +32,7 @@ class RenderStats:
     fusion_processes: int = 0  # child processes that fused (--fusion-process)
     retries: int = 0
     latency_ms: float = 0.0
-    pool_mb: float = 0.0
+    pool_mb: float = 0.0  # the hyperframe pool's size in MiB (bytes / 2**20)
     resumed_at: int | None = None  # the first frame rendered by a --resume
     shutter: tuple[float, int] | None = None  # (degrees, samples) when they were changed
     preview_frames: int = 0
