@@ -150,7 +150,7 @@ def system_refused(exc: BaseException) -> SystemRefused | None:
     return said
 
 
-SHORT = {"output": "-o"}  # the flags a line names by their short form
+SHORT = {"output": "-o", "scene_class": "-s"}  # the flags a line names by their short form
 
 
 @dataclass(frozen=True)

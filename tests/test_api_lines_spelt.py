@@ -96,6 +96,9 @@ LINES = [
      "scene_class='320:180': scene_class names the scene class; the size is "
      "size='320x180'",
      "-s 320:180: -s names the scene class; the size is --size 320x180"),
+    ("a class asked of a shader", "bar.frag", "x.mp4", {"scene_class": "Bar"}, ["-s", "Bar"],
+     "scene_class='Bar': bar.frag is a shader file, it has no scene classes",
+     "-s Bar: bar.frag is a shader file, it has no scene classes"),
     ("a see-through background", "see_through.py", "x.mp4", {}, [],
      SEE.format("transparent=True"), SEE.format("--transparent")),
     # warnings

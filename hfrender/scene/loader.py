@@ -63,7 +63,7 @@ def _instance(path: str | Path, name: str | None) -> Scene:
     if name is None:
         if len(found) > 1:
             raise SceneError(f"{p} has several scenes ({', '.join(sorted(found))}); "
-                             f"choose one with {_named('NAME')}")
+                             f"choose one with {spelling().said('scene_class', 'NAME')}")
         (cls,) = found.values()
     elif name in found:
         cls = found[name]
@@ -138,28 +138,23 @@ def _syntax(p: Path, exc: SyntaxError) -> SceneError:
     return SceneError(f"{p}:{exc.lineno}: syntax error: {exc.msg}{said}")
 
 
-def _named(name: str) -> str:
-    """The scene class ``name`` as its caller gives it: ``-s NAME`` to the command,
-    ``scene_class='NAME'`` to hf.render and hf.still (was ``-s`` to both)."""
-    return f"-s {name}" if spelling().flags else f"scene_class={name!r}"
-
-
 def _scene_path(path: str | Path, name: str | None, flag: str | None = None) -> Path:
     """``path`` if it is a scene's kind of file, with no class ``name`` asked of a shader;
     else one line naming ``name`` as ``flag`` (a jobs file's ``scene_class``), else as its
-    caller gave it (:func:`_named`)."""
+    caller gave it (``-s NAME`` to the command, ``scene_class='NAME'`` to hf.render and
+    hf.still: :class:`hfrender.errors.Spelling`'s ``said``, as every setting a line names)."""
     p = Path(path)
     if not p.is_file():
         raise SceneError(missing_scene(p))
     size = re.fullmatch(r"(\d+)\s*[xX:*]\s*(\d+)", name or "")
     if size and flag is None:  # ffmpeg's -s (was: no class or no scene classes of that name)
-        which, wide = "-s" if spelling().flags else "scene_class", "x".join(size.groups())
-        raise SceneError(f"{_named(name)}: {which} names the scene class; the size is "
-                         f"{spelling().said('size', wide)}")
+        spell, wide = spelling(), "x".join(size.groups())
+        raise SceneError(f"{spell.said('scene_class', name)}: {spell.name('scene_class')} names "
+                         f"the scene class; the size is {spell.said('size', wide)}")
     if p.suffix.lower() in SHADER_SUFFIXES:
         if name:
-            raise SceneError(f"{f'{flag} {name}' if flag else _named(name)}: {p.name} is a "
-                             "shader file, it has no scene classes")
+            said = f"{flag} {name}" if flag else spelling().said("scene_class", name)
+            raise SceneError(f"{said}: {p.name} is a shader file, it has no scene classes")
     elif p.suffix != ".py":
         raise SceneError(f"{p}: a scene is a Python file (.py) or a fragment shader "
                          f"({', '.join(SHADER_SUFFIXES)})")
