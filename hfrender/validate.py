@@ -170,13 +170,14 @@ def _unit_axes(shape: tuple) -> tuple:
 
 def depth(arr: np.ndarray, frames_shape: tuple, name: str = "depth",
           one_for_all: bool = False, disparity: bool = False,
-          argument: str | None = None) -> np.ndarray:
+          argument: str | None = None, positive: bool = True) -> np.ndarray:
     """Depth ``(N, H, W)`` (or ``(N, H, W, 1)``) matching ``frames_shape``, > 0, no NaN;
     ``one_for_all``: an ``(H, W)`` depth for every frame of a batch (a locked-off shot), as
     a broadcast view (NumPy or CuPy); ``disparity``: ``arr`` is a disparity map's
     :func:`hfrender.disparity.inverse`, its NaN a NaN or +inf of the map, said so;
     ``argument``: the name a fix is given for where ``name`` labels more (push's ``depth``
-    of ``depth frame 3``; was advised 'pass depth frame 3 * 0.001')."""
+    of ``depth frame 3``; was advised 'pass depth frame 3 * 0.001'); ``positive``: a
+    distance <= 0 refused (False: taken, where no lens may read it: push's)."""
     want = frames_shape[:-1]
     if arr.shape != want and _unit_axes(arr.shape) == _unit_axes(want) and \
             arr.ndim <= len(want) + 2:  # (H, W, 1), (1, H, W), a tensor's (N, 1, H, W) ...
@@ -203,7 +204,7 @@ def depth(arr: np.ndarray, frames_shape: tuple, name: str = "depth",
     with np.errstate(over="ignore"):  # float64 past float32's range: inf, the sky
         arr = arr.astype(np.float32, copy=False)  # NumPy or CuPy alike
     bad = np.isnan(arr)  # told first, anywhere: the likelier mistake
-    if not bad.any():
+    if not bad.any() and positive:
         bad = arr <= 0
     if bad.any():  # the first frame holding one, said as fx says a depth frame
         f = int(np.argwhere(bad)[0][0]) if arr.ndim == 3 else None

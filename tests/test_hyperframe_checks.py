@@ -53,6 +53,36 @@ def test_a_pushed_depth_in_millimetres_is_warned_of_by_frame_with_the_arguments_
                      "metres: if these are millimetres, pass depth * 0.001", __file__)]
 
 
+def test_a_pushed_depth_of_0_is_refused_where_a_lens_reads_it(rng):
+    """push refused a depth of 0 (a depth camera's "no reading") even for a hyperframe
+    fused with no lens, which reads no depth (a review's find): taken at push, refused at
+    fuse with a lens, and at push where the frame's lens is given; a NaN still at push."""
+    pool = hf.HyperFramePool((6, 5, 3), np.float32, capacity=4, depth=True)
+    b = hf.HyperFrameBuilder(pool)
+    frames = rng.random((4, 6, 5, 3), dtype=np.float32)
+    holed = np.full((6, 5), 2.0, np.float32)
+    holed[3, 1] = 0.0
+    for j in range(4):
+        hyper = b.push(frames[j], t=j / 24, depth=holed if j == 2 else np.full((6, 5), 2.0))
+    windows = hf.WindowWeights(np.array([0]), np.full((1, 4), 0.25))
+    np.testing.assert_allclose(hf.fuse(hyper, windows)[0], frames.mean(axis=0), atol=1e-6)
+    with pytest.raises(ValueError) as info:
+        hf.fuse(hyper, windows, lens=hf.Lens(focus_distance=2.0, f_stop=2.0))
+    assert str(info.value) == ("hyperframe.depth frame 2 has a value <= 0 (0) at row 3, "
+                               "column 1; depth must be a distance > 0 (use inf for sky)")
+    hyper.release()
+    b = hf.HyperFrameBuilder(pool)
+    b.push(frames[0], t=0.0, depth=np.full((6, 5), 2.0))
+    with pytest.raises(ValueError) as info:
+        b.push(frames[1], t=0.0, depth=holed, lens=hf.Lens(focus_distance=2.0, f_stop=2.0))
+    assert str(info.value) == ("depth frame 1 has a value <= 0 (0) at row 3, column 1; depth "
+                               "must be a distance > 0 (use inf for sky)")
+    holed[3, 1] = np.nan
+    with pytest.raises(ValueError, match=r"^depth frame 1 has a NaN at row 3, column 1; "):
+        b.push(frames[1], t=0.0, depth=holed)
+    assert b.frames_pushed == 1
+
+
 def test_a_big_endian_pools_reserved_views_are_in_this_machines_byte_order(rng):
     """A '>u2' pool is uint16 in this machine's order, and so are reserve()'s views (said
     in docs/effects.md and the pool's docstring, a review's find: a file's raw big-endian

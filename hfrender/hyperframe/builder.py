@@ -237,7 +237,9 @@ class HyperFrameBuilder:
              lens: Any = None) -> HyperFrame | None:
         """Copy ``frame`` (and ``depth``) into the pool; a hyperframe when a slot fills. A
         depth is checked as :func:`hfrender.fuse` checks it, named by the frame's index
-        (``depth frame 12 has a NaN at row 3, column 1; ...``)."""
+        (``depth frame 12 has a NaN at row 3, column 1; ...``); a distance <= 0 only where
+        ``lens`` is given (else at fuse, where a lens or a shutter reads it: a hyperframe
+        fused with neither reads no depth; was refused here all the same)."""
         unmasked(frame, "frame")  # (was: read through its mask, unsaid)
         frame = np.asarray(frame)
         pool = self.pool
@@ -255,7 +257,8 @@ class HyperFrameBuilder:
         if depth is not None:  # fuse's line, at push (was: found at fuse, or NumPy's bare
             unmasked(depth, "depth")  # ValueError; a mask unsaid)
             depth = validate.depth(np.asarray(depth), pool.frame_shape,
-                                   f"depth frame {self.frames_pushed}", argument="depth")
+                                   f"depth frame {self.frames_pushed}", argument="depth",
+                                   positive=lens is not None)
         if pool.has_velocity:
             raise InputError("push() takes no velocity: fill it through reserve()")
         if not (isinstance(t, numbers.Real) and math.isfinite(t)):
