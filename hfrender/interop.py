@@ -131,7 +131,9 @@ def not_numbers(value: Any, name: str, unit: str, wanted: str) -> str:
     depth, velocity and shifts: ``depth is a list of str; depth takes numbers (metres):
     give an array of metres (...)``; ``unit``: what the numbers are, ``wanted``: what to
     give (was velocity's "has dtype <U1; expected real numbers, ...", a wording of its own)."""
-    if isinstance(value, (list, tuple)):
+    if value is None:
+        held = "None"
+    elif isinstance(value, (list, tuple)):
         held = f"a {type(value).__name__} of {_found(value)}"
     elif isinstance(getattr(value, "dtype", None), np.dtype):
         held = f"an array of {_dtype_word(value.dtype)}"

@@ -141,6 +141,9 @@ def one_bad(row: int, col: int, axis: int, value: float) -> np.ndarray:
     (dict(velocity=np.full((H, W, 2), "a")), "velocity is an array of str; velocity takes "
      "numbers (pixels a frame, x to the right and y down): give an array of shape (1, 48, "
      "64, 2) (or (48, 64, 2) for one frame)"),
+    (dict(velocity=None), "velocity is None; velocity takes numbers (pixels a frame, x to "
+     "the right and y down): give an array of shape (1, 48, 64, 2) (or (48, 64, 2) for one "
+     "frame)"),  # (was "velocity is a NoneType")
     (dict(velocity=np.full((H, W, 2), np.nan)), "velocity at row 0, column 0 has x = nan; "
      "it must be finite pixels a frame"),  # (one frame's: its pixel, no frame number)
     (dict(velocity=one_bad(7, 5, 1, -np.inf)), "velocity at row 7, column 5 has y = -inf; "
