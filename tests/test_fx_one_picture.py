@@ -2,9 +2,11 @@
 b.png`` does (was refused: "unknown output type '.png'; use ... a PNG pattern"); a clip of
 more frames into one picture is refused in one line naming the count and a pattern."""
 
+import subprocess
+
 import imageio.v3 as iio
 import numpy as np
-from test_fx import make_clip, png_sequence
+from test_fx import FFMPEG, make_clip, png_sequence
 
 import hfrender as hf
 from hfrender.cli import main
@@ -120,3 +122,24 @@ def test_more_frames_into_one_png_are_refused_before_the_depth_is_read(tmp_path,
         f"hfrender: error: -o {out} is one picture; {clip} makes 5 frames: give a pattern "
         f"such as {tmp_path / 'x_%05d.png'} (each frame a picture)\n")
     assert not out.exists()
+
+
+def test_a_4_2_0_frame_blended_in_code_values_into_one_png_is_rgb(tmp_path, rng):
+    """A phone's or camera's 4:2:0 video with --gamma-space into one picture: its RGB codes,
+    as ffmpeg's own conversion makes them (was an internal error, "Can't write images with
+    one color channel": the stored planes went to the PNG writer as they were)."""
+    raw = tmp_path / "in.raw"
+    rng.integers(0, 256, (H, W, 3), dtype=np.uint8).tofile(raw)
+    clip = tmp_path / "in.mp4"
+    subprocess.run([FFMPEG, "-v", "error", "-f", "rawvideo", "-pix_fmt", "rgb24", "-s",
+                    f"{W}x{H}", "-i", str(raw), "-c:v", "libx264", "-pix_fmt", "yuv420p",
+                    str(clip)], check=True)
+    want = np.frombuffer(subprocess.run(
+        [FFMPEG, "-v", "error", "-i", str(clip), "-sws_flags",
+         "accurate_rnd+full_chroma_int+full_chroma_inp", "-f", "rawvideo", "-pix_fmt",
+         "rgb24", "-"], capture_output=True, check=True).stdout, np.uint8).reshape(H, W, 3)
+    assert main(["fx", str(clip), "-o", str(tmp_path / "out.png"), "--motion-blur", "1",
+                 "--gamma-space", "-q"]) == 0
+    got = iio.imread(tmp_path / "out.png")
+    assert got.shape == (H, W, 3) and np.abs(got.astype(int) - want).max() <= 1
+    assert want.std() > 40  # (a picture, not a flat field)

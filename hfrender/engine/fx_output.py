@@ -88,6 +88,7 @@ def raw_format(s: FxSettings, output: str, native_yuv420p: bool) -> str:
     16 bits, :func:`hfrender.io.footage.footage_format`). ``native_yuv420p``: the footage
     is stored so (before the probe: whether it is a video file at all)."""
     planes = (not s.linear_light and s.depth is None and not is_sequence(output)
+              and not is_picture(output)  # one PNG: RGB codes (were the planes, a crash)
               and Path(output).suffix.lower() != ".gif" and native_yuv420p)
     return "yuv420p" if planes else "rgb"
 
