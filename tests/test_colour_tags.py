@@ -3,6 +3,7 @@ say so in its tags (players read untagged HD as BT.709; ffmpeg converted untagge
 BT.601's); fx's YUV planes passed through unconverted keep their source's tags, and fx
 keeps non-square pixels and the footage's timecode."""
 
+import re
 import subprocess
 
 import imageio_ffmpeg
@@ -10,6 +11,7 @@ import numpy as np
 import pytest
 
 from hfrender.cli import main
+from hfrender.io.container_tags import read_tags
 from hfrender.io.footage import probe
 
 FFMPEG = imageio_ffmpeg.get_ffmpeg_exe()
@@ -332,3 +334,46 @@ def test_an_exr_holds_linear_light(tmp_path):
     c = BARS / 255  # the sRGB curve, from IEC 61966-2-1 (not hfrender's)
     linear = np.where(c <= 0.04045, c / 12.92, ((c + 0.055) / 1.055) ** 2.4)
     np.testing.assert_allclose(got, linear, rtol=1e-3, atol=1e-6)
+
+
+@pytest.mark.parametrize("name", ["out.mp4", "out.mkv"])
+def test_fx_keeps_the_footages_creation_time_place_and_title(tmp_path, name):
+    """A phone's gallery sorts a clip by its creation time and maps it by its place: fx's
+    output had neither (nor the title), unsaid; now the footage's container tags are
+    kept, as ``ffmpeg -i IN OUT`` keeps them, and hfrender's mark (comment) stays its own."""
+    clip = tmp_path / "in.mov"
+    subprocess.run([FFMPEG, "-hide_banner", "-loglevel", "error", "-y", "-f", "lavfi", "-i",
+                    f"testsrc2=s={W}x{H}:r=25:d=0.2", "-pix_fmt", "yuv420p",
+                    "-metadata", "creation_time=2024-05-01T10:00:00.000000Z",
+                    "-metadata", "location=+37.3349-122.0090/", "-metadata",
+                    "title=Holiday, day 2", "-metadata", "comment=shot on a phone",
+                    str(clip)], check=True)
+    out = tmp_path / name
+    assert main(["fx", str(clip), "-o", str(out), "--motion-blur", "2", "--quiet"]) == 0
+    said = subprocess.run([FFMPEG, "-hide_banner", "-i", str(out)], capture_output=True,
+                          text=True).stderr.split("Stream #")[0]
+    lines = {re.sub(r"\s+", " ", x.strip().lower()) for x in said.splitlines()}
+    assert {"creation_time : 2024-05-01t10:00:00.000000z",
+            "location : +37.3349-122.0090/", "title : holiday, day 2",
+            "comment : hfrender"} <= lines, said
+
+
+def test_container_tags_are_read_as_ffmpeg_lists_them():
+    """The input's tags, not its streams'; a value's next lines kept; a time found twice
+    taken once; the muxer's own and hfrender's mark left to the output's muxer."""
+    head = """Input #0, mov,mp4,m4a,3gp,3g2,mj2, from 'in.mov':
+  Metadata:
+    major_brand     : qt
+    creation_time   : 2024-05-01T10:00:00.000000Z;2024-05-01T10:00:00.000000Z
+    description     : first line
+                    : second line
+    comment         : hfrender
+    MAKE            : Apple
+  Duration: 00:00:01.00, start: 0.000000, bitrate: 334 kb/s
+  Stream #0:0[0x1](eng): Video: h264 (High), yuv420p(progressive), 64x32, 25 fps
+    Metadata:
+      handler_name    : VideoHandler
+"""
+    assert read_tags(head) == (("creation_time", "2024-05-01T10:00:00.000000Z"),
+                               ("description", "first line\nsecond line"),
+                               ("make", "Apple"))

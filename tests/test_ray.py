@@ -365,7 +365,8 @@ def test_fx_on_ray_is_the_local_fx_bit_for_bit(local_ray, tmp_path, monkeypatch,
     subprocess.run([imageio_ffmpeg.get_ffmpeg_exe(), "-hide_banner", "-loglevel", "error",
                     "-f", "lavfi", "-i", "testsrc=size=64x36:rate=30", "-f", "lavfi", "-i",
                     "sine=frequency=440:duration=3", "-frames:v", "80", "-pix_fmt",
-                    "yuv420p", "-c:a", "aac", "-shortest", str(clip)], check=True)
+                    "yuv420p", "-c:a", "aac", "-shortest", "-metadata", "title=Take 3",
+                    "-timecode", "01:00:00:00", str(clip)], check=True)
     flags = ["--motion-blur", "5"] + (["--gamma-space"] if gamma else [])
     with caplog.at_level("WARNING", logger="hfrender"):
         assert main(["fx", str(clip), "-o", str(tmp_path / "ray.mp4"), *flags, "--ray"]) == 0
@@ -374,6 +375,8 @@ def test_fx_on_ray_is_the_local_fx_bit_for_bit(local_ray, tmp_path, monkeypatch,
     assert "80 frames on Ray" in said and "3 segments made, 0 reused" in said, said
     assert main(["fx", str(clip), "-o", str(tmp_path / "local.mp4"), *flags, "--quiet"]) == 0
     assert (tmp_path / "ray.mp4").read_bytes() == (tmp_path / "local.mp4").read_bytes()
+    assert b"Take 3" in (tmp_path / "ray.mp4").read_bytes()  # (its title and timecode:
+    # the join on Ray gave neither, a local run both)
 
 
 def test_fx_vectors_on_ray_sends_the_vectors_and_is_the_local_fx_bit_for_bit(

@@ -137,8 +137,9 @@ class ClusterFx:
         self.files = {f"in{i}{f.suffix}": f.read_bytes() for i, f in enumerate(files)}
         self.vectors = {VECTORS % i: f.read_bytes() for i, f in enumerate(vectors)}
         self.sound = soundtrack(self.source, info)
-        encoding = fx_output.fx_encoding(s, alpha, info)  # (defaults as left out)
-        self.settings = {**s.output_settings(), **effective(self.output, s.codec, encoding),
+        self.encoding = fx_output.fx_encoding(s, alpha, info)  # (defaults as left out)
+        self.settings = {**s.output_settings(),
+                         **effective(self.output, s.codec, self.encoding),
                          "input": fx_output.file_identity(str(self.source)),
                          "codec": self.codec, "total_frames": self.total, "ray": True,
                          "hfrender": hfrender.__version__}
@@ -192,7 +193,8 @@ class ClusterFx:
     def finish(self) -> ClusterStats:
         """Every segment is here: joined, and the soundtrack muxed once, after the join."""
         join([self.folder / g["file"] for g in tiled(self.manifest.segments, self.total)],
-             self.output, self.folder, self.fps, self.sound, codec=self.codec)
+             self.output, self.folder, self.fps, self.sound, self.encoding.timecode,
+             self.codec, self.encoding.tags)  # (the timecode was left out, unsaid)
         outputs.remove_partial(self.output)
         remove_work_dir(self.output)  # joined: its segments are the output
         self.stats.frames, self.stats.seconds = self.total, time.perf_counter() - self._t0

@@ -95,10 +95,12 @@ def raw_format(s: FxSettings, output: str, native_yuv420p: bool) -> str:
 
 def fx_encoding(s: FxSettings, alpha: bool, info: Any) -> Encoding:
     """An fx output's encoder settings: --crf, --preset, --bitrate, --pix-fmt; the alpha
-    kept; the colour tags and the pixel aspect of the video ``info`` (None: a sequence)."""
+    kept; the colour tags, the pixel aspect and the container's tags (creation time,
+    place: :mod:`hfrender.io.container_tags`) of the video ``info`` (None: a sequence)."""
     return replace(Encoding.of(s), alpha=alpha, source=info.pix_fmt if info else "",
                    sar=info.sar if info else "1:1",
-                   timecode=info.timecode if info and s.stride == 1 else "")
+                   timecode=info.timecode if info and s.stride == 1 else "",
+                   tags=info.tags if info else ())
 
 
 def file_identity(path: str) -> dict:

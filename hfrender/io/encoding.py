@@ -60,6 +60,7 @@ class Encoding:
     #                   tags its YUV planes keep when they pass through (io.ffmpeg)
     sar: str = "1:1"  # fx: the footage's pixel aspect, kept (anamorphic: 4:3)
     timecode: str = ""  # fx at stride 1: the footage's timecode, kept in .mov and .mp4
+    tags: tuple[tuple[str, str], ...] = ()  # fx: the footage's creation time, place ...
 
     def __post_init__(self) -> None:
         if self.crf is not None and not (_is_int(self.crf) and 0 <= self.crf <= CRF_MAX):

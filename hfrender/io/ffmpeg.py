@@ -16,6 +16,7 @@ from typing import Any
 
 from hfrender.errors import spelling
 from hfrender.io.colour_tags import FROM_SCALER, WIDE, YUV, output_filters, source_colour
+from hfrender.io.container_tags import tag_options
 from hfrender.io.ffmpeg_binary import ffmpeg_exe
 from hfrender.io.soundtrack import Soundtrack, audio_input, audio_options
 
@@ -186,7 +187,8 @@ def encode_command(path: str, fps: float, size: tuple[int, int], codec: str, *,
     ``ts_offset``: seconds added to every timestamp (a segment's place in the whole);
     ``encoding``: an :class:`hfrender.io.encoding.Encoding` (--crf, --preset, ...);
     ``segment``: a segment of a joined output, in its container: no index moved first (a
-    rewrite of every segment) and no timecode track: the join gives the output both. A
+    rewrite of every segment), no timecode track, no container tags (creation time,
+    place: :mod:`hfrender.io.container_tags`): the join gives the output those. A
     YUV output from RGB frames is converted and tagged as BT.709 (:func:`colour_options`:
     in the timing file's chain, which the caller writes, when there is one)."""
     pix_fmt, params = output_format(codec, gop, encoding, pix_fmt_in)
@@ -204,8 +206,9 @@ def encode_command(path: str, fps: float, size: tuple[int, int], codec: str, *,
     elif colour is not None:
         timing = ["-vf", colour]
     offset = ["-output_ts_offset", f"{ts_offset:.6f}"] if ts_offset is not None else []
-    whole = [] if segment else player_options(container or path, codec,
-                                              getattr(encoding, "timecode", ""))
+    whole = [] if segment else [
+        *player_options(container or path, codec, getattr(encoding, "timecode", "")),
+        *tag_options(container or path, getattr(encoding, "tags", ()))]
     return [ffmpeg_exe(exe), "-hide_banner", "-loglevel", "error", "-y",
             "-f", "rawvideo", "-pix_fmt", pix_fmt_in, "-s", f"{size[0]}x{size[1]}",
             "-r", str(rate), "-avioflags", "direct",  # frames read whole from the pipe
@@ -305,7 +308,8 @@ def mark_options(name: str) -> list[str]:
 
 def join_command(segments: list[str], output: str, rate: Fraction,
                  audio_from: Soundtrack | None = None, listing: str = "join.txt",
-                 exe: str | None = None, timecode: str = "", codec: str = "") -> list[str]:
+                 exe: str | None = None, timecode: str = "", codec: str = "",
+                 tags: tuple[tuple[str, str], ...] = ()) -> list[str]:
     """ffmpeg joining ``segments`` (names in the folder it runs in) into ``output`` by
     stream copy; with ``audio_from``, a file's soundtrack too (:func:`audio_options`).
 
@@ -314,7 +318,8 @@ def join_command(segments: list[str], output: str, rate: Fraction,
     exactly 1/``rate`` (1001/24000 s at 23.976). Others go through the concat demuxer's
     ``listing`` (MP4/MOV segments: the rate's time base; Matroska: whole milliseconds, and
     ``rate`` its declared frame rate).
-    ``codec``: the segments' (HEVC is tagged for Apple's players, :func:`player_options`)."""
+    ``codec``: the segments' (HEVC is tagged for Apple's players, :func:`player_options`);
+    ``tags``: the footage's container tags, kept (:mod:`hfrender.io.container_tags`)."""
     cmd = [ffmpeg_exe(exe), "-hide_banner", "-loglevel", "error", "-y"]
     if all(name.endswith(".ts") for name in segments):
         cmd += ["-f", "mpegts", "-i", "concat:" + "|".join(segments)]  # small: no guessing
@@ -330,7 +335,7 @@ def join_command(segments: list[str], output: str, rate: Fraction,
                 *player_options(output, codec, timecode)]
     elif Path(output).suffix.lower() in (".mkv", ".webm"):  # its frame rate, said (of one or
         cmd += ["-r", str(rate)]  # two frames it guessed twice the rate: an audit)
-    return cmd + mark_options(output) + [output]
+    return cmd + tag_options(output, tags) + mark_options(output) + [output]
 
 
 def widen_pipe(stream: Any) -> None:

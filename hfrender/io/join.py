@@ -30,14 +30,17 @@ JOIN_LIST = "join.txt"  # the concat demuxer's list, beside the segments while t
 
 
 def join(files: list[Path], output: str, folder: Path, fps: float,
-         audio_from: Soundtrack | None = None, timecode: str = "", codec: str = "") -> None:
+         audio_from: Soundtrack | None = None, timecode: str = "", codec: str = "",
+         tags: tuple[tuple[str, str], ...] = ()) -> None:
     """Concatenate segments into ``output`` without re-encoding the video (atomic
-    replace); the soundtrack of ``audio_from``, if any, is added."""
+    replace); the soundtrack of ``audio_from``, if any, is added, and the footage's
+    container ``tags`` (its creation time, place: :mod:`.container_tags`)."""
     listing = folder / JOIN_LIST
     final = Path(output).resolve()  # through a link at the output, to its file
     tmp = final.with_name(f".{final.name}.joining{final.suffix}")
     cmd = join_command([f.name for f in files], str(tmp.resolve()), frame_rate(fps),
-                       audio_from, str(listing.name), timecode=timecode, codec=codec)
+                       audio_from, str(listing.name), timecode=timecode, codec=codec,
+                       tags=tags)
     try:  # (the list too: a full disk left an empty one among the segments, a trial)
         # names relative to the list (all segments sit beside it): no quoting of the path
         _write_list(listing, files)

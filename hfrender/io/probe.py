@@ -15,6 +15,7 @@ from functools import lru_cache
 from pathlib import Path
 
 from hfrender.errors import InputError
+from hfrender.io.container_tags import read_tags
 from hfrender.io.ffmpeg import Soundtrack, bare, probe_command
 from hfrender.io.ffmpeg_binary import ffmpeg_exe
 
@@ -43,6 +44,7 @@ class VideoInfo:
     audio_codecs: tuple[str, ...] = ()  # each audio track's, as ffmpeg names it ("aac")
     codec: str = ""  # the video's, as ffmpeg names it ("h264", "dvvideo")
     video_tracks: int = 1  # video streams, cover pictures not counted: fx reads the first
+    tags: tuple[tuple[str, str], ...] = ()  # the file's creation time, place, title ...
 
     @property
     def native_yuv420p(self) -> bool:
@@ -127,7 +129,8 @@ def _probe(path: str, mtime_ns: int, size: int) -> VideoInfo | str:
     return VideoInfo(fps, (w, h), len(pts), pix_fmt, audio > 0, times,
                      start if start > 1e-3 else 0.0, vp9_alpha, sar,
                      stamp.group(1) if stamp else "", audio, subtitles,
-                     _cut_short(res.stderr), _audio_codecs(head), codec, _videos(head))
+                     _cut_short(res.stderr), _audio_codecs(head), codec, _videos(head),
+                     read_tags(head))
 
 
 # what ffmpeg's demuxers say of a file that ends before the data its index lists (an MP4's

@@ -294,7 +294,8 @@ class SegmentedWriter(Closing):
         if files and self.complete:  # (a failed join keeps the segments for --resume)
             join(files, self.output, self.folder, self.fps,
                  sound_under(self.audio_from, self.frames_in_output, self.fps),
-                 getattr(self.encoding, "timecode", ""), self.codec)
+                 getattr(self.encoding, "timecode", ""), self.codec,
+                 getattr(self.encoding, "tags", ()))
             remove_partial(self.output)  # an older run's, now out of date
             shutil.rmtree(self.folder, ignore_errors=True)
             return
