@@ -376,4 +376,25 @@ def test_container_tags_are_read_as_ffmpeg_lists_them():
 """
     assert read_tags(head) == (("creation_time", "2024-05-01T10:00:00.000000Z"),
                                ("description", "first line\nsecond line"),
-                               ("make", "Apple"))
+                               ("MAKE", "Apple"))
+
+
+def test_an_iphone_clips_place_make_and_model_are_kept(tmp_path):
+    """An iPhone writes its clip's place, make and model as QuickTime keys
+    (``com.apple.quicktime.location.ISO6709``): an MP4's or MOV's muxer keeps them only with
+    ``-movflags use_metadata_tags`` (they were dropped, the place with them)."""
+    plain, clip = tmp_path / "plain.mov", tmp_path / "in.mov"
+    subprocess.run([FFMPEG, "-hide_banner", "-loglevel", "error", "-y", "-f", "lavfi", "-i",
+                    f"testsrc2=s={W}x{H}:r=25:d=0.2", "-pix_fmt", "yuv420p", str(plain)],
+                   check=True)
+    subprocess.run([FFMPEG, "-hide_banner", "-loglevel", "error", "-y", "-i", str(plain),
+                    "-c", "copy", "-movflags", "use_metadata_tags", "-metadata",
+                    "com.apple.quicktime.location.ISO6709=+37.3349-122.0090+010.000/",
+                    "-metadata", "com.apple.quicktime.model=iPhone 15", str(clip)], check=True)
+    out = tmp_path / "out.mov"
+    assert main(["fx", str(clip), "-o", str(out), "--motion-blur", "2", "--quiet"]) == 0
+    said = subprocess.run([FFMPEG, "-hide_banner", "-i", str(out)], capture_output=True,
+                          text=True).stderr.split("Stream #")[0]
+    lines = {re.sub(r"\s+", " ", x.strip()) for x in said.splitlines()}
+    assert {"com.apple.quicktime.location.ISO6709: +37.3349-122.0090+010.000/",
+            "com.apple.quicktime.model: iPhone 15", "comment : hfrender"} <= lines, said

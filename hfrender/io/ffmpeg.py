@@ -16,7 +16,7 @@ from typing import Any
 
 from hfrender.errors import spelling
 from hfrender.io.colour_tags import FROM_SCALER, WIDE, YUV, output_filters, source_colour
-from hfrender.io.container_tags import tag_options
+from hfrender.io.container_tags import quicktime_keys, tag_options
 from hfrender.io.ffmpeg_binary import ffmpeg_exe
 from hfrender.io.soundtrack import Soundtrack, audio_input, audio_options
 
@@ -207,7 +207,8 @@ def encode_command(path: str, fps: float, size: tuple[int, int], codec: str, *,
         timing = ["-vf", colour]
     offset = ["-output_ts_offset", f"{ts_offset:.6f}"] if ts_offset is not None else []
     whole = [] if segment else [
-        *player_options(container or path, codec, getattr(encoding, "timecode", "")),
+        *player_options(container or path, codec, getattr(encoding, "timecode", ""),
+                        getattr(encoding, "tags", ())),
         *tag_options(container or path, getattr(encoding, "tags", ()))]
     return [ffmpeg_exe(exe), "-hide_banner", "-loglevel", "error", "-y",
             "-f", "rawvideo", "-pix_fmt", pix_fmt_in, "-s", f"{size[0]}x{size[1]}",
@@ -217,16 +218,19 @@ def encode_command(path: str, fps: float, size: tuple[int, int], codec: str, *,
             *mark_options(container or path), path]
 
 
-def player_options(output: str, codec: str, timecode: str = "") -> list[str]:
+def player_options(output: str, codec: str, timecode: str = "",
+                   tags: tuple[tuple[str, str], ...] = ()) -> list[str]:
     """What players need of an MP4 or MOV: its index (moov) before its media, ``-movflags
     +faststart`` (was after it, as ffmpeg writes it: a browser played nothing until the
     whole file was down, a user trial), and ``-tag:v hvc1`` for HEVC: Apple's players
     (QuickTime, Safari, iOS) play no other (ffmpeg writes hev1); and an editor, the
-    footage's ``timecode`` (:func:`timecode_options`). A whole output's, not a segment's."""
+    footage's ``timecode`` (:func:`timecode_options`); the footage's QuickTime keys among
+    its ``tags`` (:func:`.container_tags.quicktime_keys`). A whole output's, not a segment's."""
     if Path(output).suffix.lower() not in (".mp4", ".mov"):
         return []
     hevc = codec == "libx265" or codec.startswith("hevc")
-    return ["-movflags", "+faststart", *(["-tag:v", "hvc1"] if hevc else []),
+    return ["-movflags", "+faststart" + quicktime_keys(tags),
+            *(["-tag:v", "hvc1"] if hevc else []),
             *timecode_options(output, timecode)]
 
 
@@ -332,7 +336,7 @@ def join_command(segments: list[str], output: str, rate: Fraction,
                 *audio_options(audio_from, output)]
     if Path(output).suffix.lower() in (".mp4", ".mov"):
         cmd += ["-video_track_timescale", str(rate.numerator),
-                *player_options(output, codec, timecode)]
+                *player_options(output, codec, timecode, tags)]
     elif Path(output).suffix.lower() in (".mkv", ".webm"):  # its frame rate, said (of one or
         cmd += ["-r", str(rate)]  # two frames it guessed twice the rate: an audit)
     return cmd + tag_options(output, tags) + mark_options(output) + [output]
