@@ -398,3 +398,26 @@ def test_an_iphone_clips_place_make_and_model_are_kept(tmp_path):
     lines = {re.sub(r"\s+", " ", x.strip()) for x in said.splitlines()}
     assert {"com.apple.quicktime.location.ISO6709: +37.3349-122.0090+010.000/",
             "com.apple.quicktime.model: iPhone 15", "comment : hfrender"} <= lines, said
+
+
+@pytest.mark.parametrize("name", ["out.mp4", "out.mkv"])
+def test_chapters_are_kept_with_or_without_a_soundtrack(tmp_path, name):
+    """ffmpeg takes chapters from the first input with any: the soundtrack's file. A clip
+    of chapters and no sound had them dropped, unsaid."""
+    listing = tmp_path / "chapters.txt"
+    listing.write_text(";FFMETADATA1\n[CHAPTER]\nTIMEBASE=1/1000\nSTART=0\nEND=120\n"
+                       "title=Intro\n[CHAPTER]\nTIMEBASE=1/1000\nSTART=120\nEND=240\n"
+                       "title=Main part\n")
+    clip = tmp_path / "in.mkv"
+    subprocess.run([FFMPEG, "-hide_banner", "-loglevel", "error", "-y", "-f", "lavfi", "-i",
+                    f"testsrc2=s={W}x{H}:r=25:d=0.24", "-i", str(listing), "-map", "0:v",
+                    "-map_chapters", "1", "-pix_fmt", "yuv420p", str(clip)], check=True)
+    out = tmp_path / name
+    assert main(["fx", str(clip), "-o", str(out), "--motion-blur", "2", "--quiet"]) == 0
+    said = subprocess.run([FFMPEG, "-hide_banner", "-i", str(out)], capture_output=True,
+                          text=True).stderr
+    assert re.findall(r"Chapter #0:\d: start ([\d.]+), end ([\d.]+)\n.*\n\s+title\s+: (.+)",
+                      said) == [("0.000000", "0.120000", "Intro"),
+                                ("0.120000", "0.240000", "Main part")], said
+    # no other stream came with them (an MP4 holds its chapters in a text track of its own)
+    assert said.count(": Video: ") == 1 and ": Audio: " not in said, said

@@ -45,6 +45,7 @@ class VideoInfo:
     codec: str = ""  # the video's, as ffmpeg names it ("h264", "dvvideo")
     video_tracks: int = 1  # video streams, cover pictures not counted: fx reads the first
     tags: tuple[tuple[str, str], ...] = ()  # the file's creation time, place, title ...
+    chapters: int = 0  # its chapters (an edit's, a camera's): kept as its soundtrack is
 
     @property
     def native_yuv420p(self) -> bool:
@@ -130,7 +131,7 @@ def _probe(path: str, mtime_ns: int, size: int) -> VideoInfo | str:
                      start if start > 1e-3 else 0.0, vp9_alpha, sar,
                      stamp.group(1) if stamp else "", audio, subtitles,
                      _cut_short(res.stderr), _audio_codecs(head), codec, _videos(head),
-                     read_tags(head))
+                     read_tags(head), len(re.findall(r"^\s*Chapter #\d+:\d+: ", head, re.M)))
 
 
 # what ffmpeg's demuxers say of a file that ends before the data its index lists (an MP4's
@@ -146,8 +147,11 @@ def _cut_short(said: str) -> str:
 
 def soundtrack(path: str | Path, info: VideoInfo | None) -> Soundtrack | None:
     """The audio tracks of the video at ``path`` (``info``: its probe; ``None``: not a
-    video), to carry into an output; ``None`` where it has none."""
-    if info is None or not info.has_audio:
+    video), to carry into an output, and its chapters with them (ffmpeg takes them from
+    the first input that has any: the soundtrack's; a file of chapters and no audio is
+    such an input all the same, else its chapters were lost); ``None`` where it has
+    neither."""
+    if info is None or not (info.has_audio or info.chapters):
         return None
     return Soundtrack(str(Path(path).resolve()), info.audio_codecs)
 
