@@ -3,7 +3,6 @@ say so in its tags (players read untagged HD as BT.709; ffmpeg converted untagge
 BT.601's); fx's YUV planes passed through unconverted keep their source's tags, and fx
 keeps non-square pixels and the footage's timecode."""
 
-import re
 import subprocess
 
 import imageio_ffmpeg
@@ -11,7 +10,6 @@ import numpy as np
 import pytest
 
 from hfrender.cli import main
-from hfrender.io.container_tags import read_tags
 from hfrender.io.footage import probe
 
 FFMPEG = imageio_ffmpeg.get_ffmpeg_exe()
@@ -334,90 +332,3 @@ def test_an_exr_holds_linear_light(tmp_path):
     c = BARS / 255  # the sRGB curve, from IEC 61966-2-1 (not hfrender's)
     linear = np.where(c <= 0.04045, c / 12.92, ((c + 0.055) / 1.055) ** 2.4)
     np.testing.assert_allclose(got, linear, rtol=1e-3, atol=1e-6)
-
-
-@pytest.mark.parametrize("name", ["out.mp4", "out.mkv"])
-def test_fx_keeps_the_footages_creation_time_place_and_title(tmp_path, name):
-    """A phone's gallery sorts a clip by its creation time and maps it by its place: fx's
-    output had neither (nor the title), unsaid; now the footage's container tags are
-    kept, as ``ffmpeg -i IN OUT`` keeps them, and hfrender's mark (comment) stays its own."""
-    clip = tmp_path / "in.mov"
-    subprocess.run([FFMPEG, "-hide_banner", "-loglevel", "error", "-y", "-f", "lavfi", "-i",
-                    f"testsrc2=s={W}x{H}:r=25:d=0.2", "-pix_fmt", "yuv420p",
-                    "-metadata", "creation_time=2024-05-01T10:00:00.000000Z",
-                    "-metadata", "location=+37.3349-122.0090/", "-metadata",
-                    "title=Holiday, day 2", "-metadata", "comment=shot on a phone",
-                    str(clip)], check=True)
-    out = tmp_path / name
-    assert main(["fx", str(clip), "-o", str(out), "--motion-blur", "2", "--quiet"]) == 0
-    said = subprocess.run([FFMPEG, "-hide_banner", "-i", str(out)], capture_output=True,
-                          text=True).stderr.split("Stream #")[0]
-    lines = {re.sub(r"\s+", " ", x.strip().lower()) for x in said.splitlines()}
-    assert {"creation_time : 2024-05-01t10:00:00.000000z",
-            "location : +37.3349-122.0090/", "title : holiday, day 2",
-            "comment : hfrender"} <= lines, said
-
-
-def test_container_tags_are_read_as_ffmpeg_lists_them():
-    """The input's tags, not its streams'; a value's next lines kept; a time found twice
-    taken once; the muxer's own and hfrender's mark left to the output's muxer."""
-    head = """Input #0, mov,mp4,m4a,3gp,3g2,mj2, from 'in.mov':
-  Metadata:
-    major_brand     : qt
-    creation_time   : 2024-05-01T10:00:00.000000Z;2024-05-01T10:00:00.000000Z
-    description     : first line
-                    : second line
-    comment         : hfrender
-    MAKE            : Apple
-  Duration: 00:00:01.00, start: 0.000000, bitrate: 334 kb/s
-  Stream #0:0[0x1](eng): Video: h264 (High), yuv420p(progressive), 64x32, 25 fps
-    Metadata:
-      handler_name    : VideoHandler
-"""
-    assert read_tags(head) == (("creation_time", "2024-05-01T10:00:00.000000Z"),
-                               ("description", "first line\nsecond line"),
-                               ("MAKE", "Apple"))
-
-
-def test_an_iphone_clips_place_make_and_model_are_kept(tmp_path):
-    """An iPhone writes its clip's place, make and model as QuickTime keys
-    (``com.apple.quicktime.location.ISO6709``): an MP4's or MOV's muxer keeps them only with
-    ``-movflags use_metadata_tags`` (they were dropped, the place with them)."""
-    plain, clip = tmp_path / "plain.mov", tmp_path / "in.mov"
-    subprocess.run([FFMPEG, "-hide_banner", "-loglevel", "error", "-y", "-f", "lavfi", "-i",
-                    f"testsrc2=s={W}x{H}:r=25:d=0.2", "-pix_fmt", "yuv420p", str(plain)],
-                   check=True)
-    subprocess.run([FFMPEG, "-hide_banner", "-loglevel", "error", "-y", "-i", str(plain),
-                    "-c", "copy", "-movflags", "use_metadata_tags", "-metadata",
-                    "com.apple.quicktime.location.ISO6709=+37.3349-122.0090+010.000/",
-                    "-metadata", "com.apple.quicktime.model=iPhone 15", str(clip)], check=True)
-    out = tmp_path / "out.mov"
-    assert main(["fx", str(clip), "-o", str(out), "--motion-blur", "2", "--quiet"]) == 0
-    said = subprocess.run([FFMPEG, "-hide_banner", "-i", str(out)], capture_output=True,
-                          text=True).stderr.split("Stream #")[0]
-    lines = {re.sub(r"\s+", " ", x.strip()) for x in said.splitlines()}
-    assert {"com.apple.quicktime.location.ISO6709: +37.3349-122.0090+010.000/",
-            "com.apple.quicktime.model: iPhone 15", "comment : hfrender"} <= lines, said
-
-
-@pytest.mark.parametrize("name", ["out.mp4", "out.mkv"])
-def test_chapters_are_kept_with_or_without_a_soundtrack(tmp_path, name):
-    """ffmpeg takes chapters from the first input with any: the soundtrack's file. A clip
-    of chapters and no sound had them dropped, unsaid."""
-    listing = tmp_path / "chapters.txt"
-    listing.write_text(";FFMETADATA1\n[CHAPTER]\nTIMEBASE=1/1000\nSTART=0\nEND=120\n"
-                       "title=Intro\n[CHAPTER]\nTIMEBASE=1/1000\nSTART=120\nEND=240\n"
-                       "title=Main part\n")
-    clip = tmp_path / "in.mkv"
-    subprocess.run([FFMPEG, "-hide_banner", "-loglevel", "error", "-y", "-f", "lavfi", "-i",
-                    f"testsrc2=s={W}x{H}:r=25:d=0.24", "-i", str(listing), "-map", "0:v",
-                    "-map_chapters", "1", "-pix_fmt", "yuv420p", str(clip)], check=True)
-    out = tmp_path / name
-    assert main(["fx", str(clip), "-o", str(out), "--motion-blur", "2", "--quiet"]) == 0
-    said = subprocess.run([FFMPEG, "-hide_banner", "-i", str(out)], capture_output=True,
-                          text=True).stderr
-    assert re.findall(r"Chapter #0:\d: start ([\d.]+), end ([\d.]+)\n.*\n\s+title\s+: (.+)",
-                      said) == [("0.000000", "0.120000", "Intro"),
-                                ("0.120000", "0.240000", "Main part")], said
-    # no other stream came with them (an MP4 holds its chapters in a text track of its own)
-    assert said.count(": Video: ") == 1 and ": Audio: " not in said, said
