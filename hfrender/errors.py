@@ -139,13 +139,45 @@ class SystemRefused(HFRenderError):
     """An OSError of :data:`SYSTEM_SAID` met midway, said as one line (-v: its traceback)."""
 
 
+class LimitTooLow(HFRenderError, RuntimeError):
+    """A limit of the shell's (``ulimit -n``) below what any run needs, refused up front."""
+
+
+def too_few_open_files(limit: int, needed: int) -> LimitTooLow:
+    """The line for a run refused up front: ``limit`` files open at once, ``needed``."""
+    return LimitTooLow(
+        f"this shell lets a process open at most {limit} files at once (ulimit -n {limit}); "
+        f"an hfrender run needs {needed} (pipes to ffmpeg, fusion processes, segments, "
+        "locks): raise it (ulimit -n 1024), then run the same command again")
+
+
+def _open_files_said(exc: OSError) -> str:
+    """What a run met out of open files midway says of the limit, and what to do."""
+    if exc.errno == errno.ENFILE:
+        return " (the whole system's limit, fs.file-max); run again once other programs close some"
+    try:
+        import resource
+
+        soft = resource.getrlimit(resource.RLIMIT_NOFILE)[0]
+    except (ImportError, OSError):  # (Windows)
+        soft = "its limit"
+    return (f" (ulimit -n {soft}: this process's limit; its --workers open more); raise it "
+            "(ulimit -n 1024), then run again")
+
+
 def system_refused(exc: BaseException) -> SystemRefused | None:
-    """``exc`` as one line where it is what the system says of a file (see above), else
-    None: ``cannot write A (-> B): No space left on device``."""
-    if not (isinstance(exc, OSError) and exc.errno in SYSTEM_SAID):
+    """``exc`` as one line where it is what the system says of a file (see above), or of
+    too many open files, else None: ``cannot write A (-> B): No space left on device``."""
+    if not isinstance(exc, OSError):
         return None
-    where = " -> ".join(str(f) for f in (exc.filename, exc.filename2) if f) or "a file"
-    said = SystemRefused(f"cannot write {where}: {exc.strerror or exc}")
+    where = " -> ".join(str(f) for f in (exc.filename, exc.filename2) if f)
+    if exc.errno in (errno.EMFILE, errno.ENFILE):  # (an os.pipe's: no file named)
+        said = SystemRefused(f"cannot open {where or 'a file or pipe'}: "
+                             f"{exc.strerror or exc}{_open_files_said(exc)}")
+    elif exc.errno in SYSTEM_SAID:
+        said = SystemRefused(f"cannot write {where or 'a file'}: {exc.strerror or exc}")
+    else:
+        return None
     said.__cause__ = exc  # (what a batch's failed job reads: a remake's figures)
     return said
 

@@ -62,12 +62,15 @@ from hfrender.errors import (  # noqa: E402
     BackendUnavailable,
     HFRenderError,
     InputError,
+    LimitTooLow,
     ToolUnavailable,
     as_given,
     meant,
+    too_few_open_files,
     units_note,
 )
 from hfrender.io.sequence_names import home_path  # noqa: E402
+from hfrender.limits import OPEN_FILES_NEEDED, open_files_limit  # noqa: E402
 from hfrender.renderer.contexts import ContextUnavailable  # noqa: E402
 
 __all__ = ["EXIT_FAILED", "EXIT_SIGINT", "EXIT_SIGTERM", "EXIT_USAGE", "Terminated",
@@ -121,6 +124,20 @@ class _Parser(argparse.ArgumentParser):
         # one prefix for every refusal, argparse's and hfrender's own (was "hfrender fx:
         # error: argument ..." beside "hfrender: error: --crf x: ..."); the command's --help
         self.exit(EXIT_USAGE, f"hfrender: error: {message}{hint} (see {self.prog} --help)\n")
+
+
+def _open_files_checked(command: str | None) -> None:
+    """A run refused up front, in one line, where this shell's ``ulimit -n`` is below what
+    a run needs (was: "no ffmpeg on this machine", or an internal error's traceback from a
+    pipe opened midway); a lower soft limit raised to it where the hard one allows."""
+    if command in (None, "info", "docs"):
+        return
+    before, now = open_files_limit()
+    if now < OPEN_FILES_NEEDED:
+        raise too_few_open_files(now, OPEN_FILES_NEEDED)
+    if now != before:
+        logging.getLogger("hfrender.cli").info(
+            "open files: raised the soft limit from %d to %d (ulimit -n)", before, now)
 
 
 def _holding(args: argparse.Namespace) -> ContextManager[None]:
@@ -320,6 +337,7 @@ def _main(argv: Sequence[str] | None) -> int:
         parser.print_help(sys.stderr)
         return EXIT_USAGE
     try:
+        _open_files_checked(getattr(args, "command", None))
         with _holding(args):
             try:
                 return int(args.func(args))
@@ -339,7 +357,8 @@ def _main(argv: Sequence[str] | None) -> int:
             print(f"hfrender: error: {line}", file=sys.stderr)
         if len(lines) > MAX_ERRORS:
             print(f"hfrender: error: and {len(lines) - MAX_ERRORS} more", file=sys.stderr)
-        refused = (InputError, ContextUnavailable, BackendUnavailable, ToolUnavailable)
+        refused = (InputError, ContextUnavailable, BackendUnavailable, ToolUnavailable,
+                   LimitTooLow)
         return EXIT_USAGE if isinstance(exc, refused) else EXIT_FAILED
     except MemoryError as exc:  # what the checks up front could not foresee
         if args.verbose:
