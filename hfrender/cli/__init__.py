@@ -144,9 +144,11 @@ def _holding(args: argparse.Namespace) -> ContextManager[None]:
     """The output an fx or reexpose writes, held for the run (one writer at a time:
     :func:`hfrender.io.output_lock.output_lock`; a render holds its own once its settings are
     resolved: ``-o`` may come from hfrender.toml), and what it reads (no writer meanwhile:
-    :func:`hfrender.io.output_lock.input_lock`)."""
+    :func:`hfrender.io.output_lock.input_lock`); refused first where too few files may be
+    open (:func:`_open_files_checked`)."""
     from hfrender.io.output_lock import fx_sources, holding
 
+    _open_files_checked(getattr(args, "command", None))
     output = getattr(args, "output", None)  # render's: its config's (cmd_render)
     if args.command not in ("fx", "reexpose") or not output:
         return nullcontext()
@@ -337,7 +339,6 @@ def _main(argv: Sequence[str] | None) -> int:
         parser.print_help(sys.stderr)
         return EXIT_USAGE
     try:
-        _open_files_checked(getattr(args, "command", None))
         with _holding(args):
             try:
                 return int(args.func(args))
