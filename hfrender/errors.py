@@ -165,6 +165,25 @@ def _open_files_said(exc: OSError) -> str:
             "(ulimit -n 1024), then run again")
 
 
+def _too_large_said(exc: OSError) -> str:
+    """What a file too large (EFBIG) met: the shell's file size limit, with its value (was
+    "File too large" alone), or the file system's largest file."""
+    if exc.errno != errno.EFBIG:
+        return ""
+    from hfrender.limits import NO_LIMIT, file_size_limit, file_size_limit_said
+
+    if file_size_limit() >= NO_LIMIT:
+        return " (more than this file system holds in one file)"
+    return f" (this shell's file size limit: {file_size_limit_said()})"
+
+
+def os_said(exc: OSError) -> str:
+    """What the system said of ``exc``, with the file size limit's value where it was met
+    (``File too large (this shell's file size limit: ulimit -f 4, at most 4.1 KB a file)``;
+    was "File too large" alone)."""
+    return f"{exc.strerror or exc}{_too_large_said(exc)}"
+
+
 def system_refused(exc: BaseException) -> SystemRefused | None:
     """``exc`` as one line where it is what the system says of a file (see above), or of
     too many open files, else None: ``cannot write A (-> B): No space left on device``."""
@@ -175,7 +194,7 @@ def system_refused(exc: BaseException) -> SystemRefused | None:
         said = SystemRefused(f"cannot open {where or 'a file or pipe'}: "
                              f"{exc.strerror or exc}{_open_files_said(exc)}")
     elif exc.errno in SYSTEM_SAID:
-        said = SystemRefused(f"cannot write {where or 'a file'}: {exc.strerror or exc}")
+        said = SystemRefused(f"cannot write {where or 'a file'}: {os_said(exc)}")
     else:
         return None
     said.__cause__ = exc  # (what a batch's failed job reads: a remake's figures)

@@ -94,3 +94,25 @@ def open_files_limit(needed: int = OPEN_FILES_NEEDED) -> tuple[int, int]:
     except (ValueError, OSError):  # (refused: the limit stays)
         return soft, soft
     return soft, min(needed, hard)
+
+
+def file_size_limit() -> int:
+    """The most bytes one file this process (or a child: ffmpeg) writes may hold, ``ulimit
+    -f``; :data:`NO_LIMIT` where there is none."""
+    try:
+        import resource
+    except ImportError:  # (Windows: no such limit)
+        return NO_LIMIT
+    soft = resource.getrlimit(resource.RLIMIT_FSIZE)[0]
+    return NO_LIMIT if soft == resource.RLIM_INFINITY else soft
+
+
+def file_size_limit_said() -> str:
+    """``ulimit -f 4, at most 4.1 KB a file`` (the shell's 1024-byte blocks), or ``ulimit -f``
+    where no limit is set now."""
+    from hfrender.sizes import bytes_said
+
+    limit = file_size_limit()
+    if limit >= NO_LIMIT:
+        return "ulimit -f"
+    return f"ulimit -f {limit // 1024}, at most {bytes_said(limit)} a file"

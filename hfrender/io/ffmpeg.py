@@ -19,6 +19,7 @@ from hfrender.io.colour_tags import FROM_SCALER, WIDE, YUV, output_filters, sour
 from hfrender.io.container_tags import quicktime_keys, tag_options
 from hfrender.io.ffmpeg_binary import ffmpeg_exe
 from hfrender.io.soundtrack import Soundtrack, audio_input, audio_options
+from hfrender.limits import file_size_limit_said
 
 VIDEO_SUFFIXES = {".mp4": "libx264", ".mov": "libx264", ".mkv": "libx264",
                   ".webm": "libvpx-vp9", ".gif": "gif", ".ts": "libx264"}
@@ -87,7 +88,7 @@ def crashed(code: int, said: str = "", copying: bool = False) -> str:
         return f"ffmpeg was killed (SIGKILL: out of memory, or kill -9){told}"
     if name == "SIGXFSZ":  # (said no more, a trial)
         return ("ffmpeg was stopped by SIGXFSZ: a file grew past the file size limit "
-                f"(ulimit -f){told}")
+                f"({file_size_limit_said()}){told}")
     if name not in CRASHES:
         return f"ffmpeg was stopped by {name}{told}"
     if not copying:

@@ -14,7 +14,7 @@ import threading
 from collections.abc import Callable
 from pathlib import Path
 
-from hfrender.errors import output_said, pastable
+from hfrender.errors import os_said, output_said, pastable
 from hfrender.io.durable import sync_all, sync_file, sync_folder
 from hfrender.io.partial_record import mark_partial, ours, record_of, recorded_frames
 from hfrender.io.sequence_commit import commit_sequence
@@ -344,4 +344,4 @@ def write_image(output: str, image: object) -> None:
         sync_folder(out.parent)
     except OSError as exc:
         discard(str(tmp), made)
-        raise WriteFailed(f"cannot write {output}: {exc.strerror or exc}") from None
+        raise WriteFailed(f"cannot write {output}: {os_said(exc)}") from None

@@ -8,6 +8,7 @@ from pathlib import Path
 
 import numpy as np
 
+from hfrender.errors import os_said
 from hfrender.frame_range import n_frames
 from hfrender.io.images import write_picture
 from hfrender.io.sequence_names import is_picture
@@ -39,7 +40,7 @@ class PictureWriter(Closing):
         try:
             write_picture(self.path, frame)
         except OSError as exc:
-            raise WriteFailed(f"cannot write {self.path}: {exc.strerror or exc}") from None
+            raise WriteFailed(f"cannot write {self.path}: {os_said(exc)}") from None
         self.frames_written += 1
 
     def close(self) -> None:

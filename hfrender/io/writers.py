@@ -18,7 +18,15 @@ from typing import Any, Protocol
 
 import numpy as np
 
-from hfrender.errors import HFRenderError, InputError, about, nearest, output_said, spelling
+from hfrender.errors import (
+    HFRenderError,
+    InputError,
+    about,
+    nearest,
+    os_said,
+    output_said,
+    spelling,
+)
 from hfrender.io.ffmpeg import (
     VIDEO_SUFFIXES,
     Soundtrack,
@@ -328,7 +336,7 @@ class PngSequenceWriter(Closing):
             os.replace(tmp, path)  # a file either is a whole frame or is not there
         except OSError as exc:
             Path(tmp).unlink(missing_ok=True)
-            raise WriteFailed(f"cannot write {path}: {exc.strerror or exc}") from None
+            raise WriteFailed(f"cannot write {path}: {os_said(exc)}") from None
         self.index += 1
         self.frames_written += 1
 
