@@ -71,3 +71,23 @@ def test_too_many_open_files_midway_is_one_line_naming_the_limit():
         "limit; its --workers open more); raise it (ulimit -n 1024), then run again")
     piped = system_refused(OSError(errno.EMFILE, "Too many open files"))
     assert str(piped).startswith("cannot open a file or pipe: Too many open files (ulimit")
+
+
+def test_an_ffmpeg_check_out_of_open_files_names_the_limit_not_a_reinstall(monkeypatch):
+    """``hf.render`` under ``ulimit -n 9`` (no command's check up front): was "the ffmpeg at
+    ... does not start (Too many open files); pip install -U imageio-ffmpeg", a wrong fix."""
+    from hfrender.io import ffmpeg_binary
+
+    def no_pipe(*args, **kwargs):
+        raise OSError(errno.EMFILE, "Too many open files")
+
+    ffmpeg_binary.checked.cache_clear()
+    monkeypatch.setattr(ffmpeg_binary.subprocess, "run", no_pipe)
+    try:
+        with pytest.raises(SystemRefused) as said:
+            ffmpeg_binary.checked(None)
+    finally:
+        ffmpeg_binary.checked.cache_clear()
+    assert str(said.value).startswith(
+        "cannot open a file or pipe: Too many open files (ulimit -n ")
+    assert "pip install" not in str(said.value)

@@ -4,16 +4,18 @@ traceback from the first pipe opened to it."""
 
 from __future__ import annotations
 
+import errno
 import os
 import shutil
 import subprocess
 from functools import cache
 
-from hfrender.errors import ToolUnavailable
+from hfrender.errors import ToolUnavailable, system_refused
 
 ENV = "IMAGEIO_FFMPEG_EXE"
 GET_ONE = ("pip install -U imageio-ffmpeg, or install ffmpeg (apt install ffmpeg) and set "
            "IMAGEIO_FFMPEG_EXE=/usr/bin/ffmpeg")
+OUT_OF_FILES = (errno.EMFILE, errno.ENFILE)
 SET_ONE = "point IMAGEIO_FFMPEG_EXE at an ffmpeg, or unset it for imageio-ffmpeg's own"
 
 
@@ -44,6 +46,9 @@ def checked(env: str | None) -> str:
         said = subprocess.run([exe, "-version"], capture_output=True, text=True,
                               errors="replace", timeout=60, check=False).stdout
     except (OSError, subprocess.TimeoutExpired) as exc:
+        refused = system_refused(exc) if getattr(exc, "errno", None) in OUT_OF_FILES else None
+        if refused is not None:  # (ulimit -n: was "does not start; pip install -U ...")
+            raise refused from exc
         raise ToolUnavailable(f"the ffmpeg at {where} does not start "
                               f"({getattr(exc, 'strerror', None) or exc}); {fix}") from exc
     if not said.startswith("ffmpeg version"):
