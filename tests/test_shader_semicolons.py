@@ -6,6 +6,8 @@ import pytest
 from test_shader_code_errors import _still, _surface
 
 from hfrender.errors import InputError
+from hfrender.renderer.programs import first_error_column
+from hfrender.scene.shader_code import no_semicolon
 
 
 def _no_semicolon(path, line, at, said):
@@ -66,3 +68,64 @@ def test_one_left_off_the_common_files_last_line_is_told_there(tmp_path, capsys)
         f"hfrender: error: {tmp_path / 'c.glsl'}:2: no ';' at the end of this line; add one "
         f"(the compiler stopped at {path}:2: syntax error, unexpected VOID_TOK, expecting "
         "',' or ';')\n"))
+
+
+_WANTS = "syntax error, unexpected NEW_IDENTIFIER, expecting ',' or ';'"
+
+
+@pytest.mark.parametrize("lines", [
+    ["    if (p.x > 0.)", "        y = 2. z;"],  # was: line 4 blamed
+    ["    if (p.x > 0.) y = 1.;", "    else", "        y = 2. z;"],  # was: line 5 blamed
+])
+def test_one_missing_after_a_header_stays_the_compilers_own_line(tmp_path, capsys, lines):
+    """The compiler stops inside line 5 or 6 (at 'z'), not at its start: that line's."""
+    path = tmp_path / "s.frag"
+    path.write_text("void mainImage(out vec4 c, in vec2 p)\n{\n    float y = 0.;\n"
+                    + "\n".join(lines) + "\n    c = vec4(y);\n}\n")
+    assert _still(path, capsys) == (
+        2, f"hfrender: error: {path}:{3 + len(lines)}: {_WANTS}\n")
+
+
+def test_a_macros_continued_body_is_passed_over(tmp_path, capsys):
+    """The line before the compiler's (line 4) is the '#define's second: the ';' is off
+    line 1 (was: line 3, the macro's body, blamed)."""
+    path = tmp_path / "s.frag"
+    path.write_text("float x = 1.0\n#define S \\\n   2.0\n"
+                    "void mainImage(out vec4 c, in vec2 p) { c = vec4(x * S); }\n")
+    assert _still(path, capsys) == (2, "hfrender: error: " + _no_semicolon(
+        path, 1, 4, "VOID_TOK") + "\n")
+
+
+_FUNCTION = "void f(out vec4 c, vec2 p)\n{\n    float y = 0.;\n"
+
+
+@pytest.mark.parametrize("before, blamed", [
+    ("    if (p.x > 0.)", None), ("    for (int i = 0; i < 2; i++)", None),
+    ("    } else", None), ("    do", None), ("    while (y < 1.)", None),
+    ("    if (p.x > 0. &&\n        p.y > 0.)", None),  # the header's ')' on a line of its own
+    ("    y = 1. \\", None),  # goes on to the next line
+    ("    y = max(p.x, 0.)", 4), ("    y = 1.0", 4),  # a statement's end: its ';' is off
+])
+def test_a_header_or_a_continued_line_before_is_not_blamed(before, blamed):
+    """No column given (NVIDIA's log has none): the lines alone tell."""
+    source = f"{_FUNCTION}{before}\n    c = vec4(y);\n}}\n"
+    line = source.count("\n") - 1
+    assert no_semicolon(source, line, "unexpected IDENTIFIER, expecting ',' or ';'",
+                        None) == blamed
+
+
+@pytest.mark.parametrize("column, blamed", [(2, 4), (1, None), (9, None)])
+def test_the_compiler_must_stop_at_the_lines_first_code(column, blamed):
+    """Mesa counts columns from 1, a run of blanks as one: indented code starts at 2."""
+    source = f"{_FUNCTION}    y = 1.0\n    c = vec4(y);\n}}\n"
+    assert no_semicolon(source, 5, "unexpected IDENTIFIER, expecting ',' or ';'",
+                        column) == blamed
+
+
+@pytest.mark.parametrize("log, column", [
+    ("0:3(5): warning: unused\n0:4(12): error: syntax error\n0:6(2): error: x", 12),
+    ("0(4) : error C0000: syntax error, unexpected identifier", None),  # NVIDIA's: none
+    ("link failed", None),
+])
+def test_the_first_errors_column_is_read_from_the_log(log, column):
+    assert first_error_column(log) == column

@@ -21,9 +21,12 @@ from hfrender.scene.shader_code import (
 from hfrender.scene.shader_lines import COMMENTS
 from hfrender.scene.sources import surface_files
 
-# Mesa: "0:12(5): error: ..."; NVIDIA: "0(12) : error C1008: ..."
-_MESA = re.compile(r"^\s*\d+:(\d+)\(\d+\):\s*(error|warning):(.*)$")
-_NVIDIA = re.compile(r"^\s*\d+\((\d+)\)\s*:\s*(error|warning)\s*\w*:\s*(.*)$")
+# Mesa: "0:12(5): error: ..." (its column counts a run of blanks as one); NVIDIA: "0(12) :
+# error C1008: ..." (no column)
+_MESA = re.compile(r"^\s*\d+:(?P<line>\d+)\((?P<column>\d+)\):\s*(?P<kind>error|warning):"
+                   r"(?P<said>.*)$")
+_NVIDIA = re.compile(r"^\s*\d+\((?P<line>\d+)\)\s*:\s*(?P<kind>error|warning)\s*\w*:\s*"
+                     r"(?P<said>.*)$")
 # a Shadertoy shader's common file is numbered from here on (its line 1 is COMMON_LINE + 1),
 # up to WRAPPER_LINE, where hfrender's own lines begin (Mesa names source string 0 for most
 # errors whatever "#line LINE STRING" says: lines alone tell the files apart)
@@ -41,11 +44,13 @@ _INCLUDE = re.compile(r'^#include "([\w.]+)"$', re.M)  # hfrender's own shaders'
 class ShaderError(HFRenderError):
     """A shader did not compile; the message names the file and line of the first error,
     ``errors`` each of them so (``-v`` lists them: was the first alone, "(and 1 more
-    error)", a trial)."""
+    error)", a trial); ``column`` the first's column where the compiler names one
+    (:func:`first_error_column`), else None."""
 
     def __init__(self, message: str, errors: list[str] | None = None) -> None:
         super().__init__(message)
         self.errors = list(errors) if errors else [message]
+        self.column: int | None = None
 
 
 class ShaderInputError(ShaderError, InputError):
@@ -128,8 +133,9 @@ def compile_program(ctx: Any, vertex: str, fragment: str, user_file: str | Path 
     except Exception as exc:  # moderngl.Error; its text holds the compiler log
         release_failed_program()  # (was: kept as long as the context, ~5 KB each)
         errors = compile_errors(str(exc), user_file, common_file)
-        raise shader_error(describe_compile_error(errors), errors,
-                           [user_file, common_file]) from None
+        error = shader_error(describe_compile_error(errors), errors, [user_file, common_file])
+        error.column = first_error_column(str(exc))
+        raise error from None
 
 
 def compile_errors(log: str, user_file: str | Path | None,
@@ -140,21 +146,32 @@ def compile_errors(log: str, user_file: str | Path | None,
     error of its own. A log of no error in a known form: one line of it."""
     where = str(user_file) if user_file else "hfrender shader"
     found: list[list[str]] = []
-    for line in log.splitlines():
-        m = _MESA.match(line) or _NVIDIA.match(line)
-        if not m or m.group(2) != "error":
-            continue
-        said = m.group(3)
+    for m in _errors_in(log):
+        said = m["said"]
         if found and re.match(r"\s{2,}\S", said):  # "error:    void mainImage(vec3, vec2)"
             found[-1].append(said.strip())
             continue
-        found.append([f"{_place(int(m.group(1)), where, common_file)}: {said.strip()}"])
+        found.append([f"{_place(int(m['line']), where, common_file)}: {said.strip()}"])
     if not found:
         body = " ".join(s.strip() for s in log.splitlines() if s.strip())
         return [f"{where}: shader compilation failed: {body}"]
     return [first + (f" {under[0]}" + (f" (and {len(under) - 1} more)" if len(under) > 1
                                          else "") if under else "")
             for first, *under in found]
+
+
+def _errors_in(log: str) -> list[re.Match]:
+    """The compiler's error lines of ``log`` (Mesa's or NVIDIA's form; warnings left out)."""
+    found = (_MESA.match(line) or _NVIDIA.match(line) for line in log.splitlines())
+    return [m for m in found if m and m["kind"] == "error"]
+
+
+def first_error_column(log: str) -> int | None:
+    """The column of the compiler's first error in ``log`` (Mesa's, from 1, each run of
+    blanks one column); None where it names none (NVIDIA's) or there is no error."""
+    first = next(iter(_errors_in(log)), None)
+    column = first and first.groupdict().get("column")
+    return int(column) if column else None
 
 
 def _place(lineno: int, where: str, common_file: str | Path | None) -> str:
@@ -184,7 +201,8 @@ def wrapper_errors_at(errors: list[str], code: str, defines: re.Pattern, path: s
     return [e.replace(WRAPPER, place, 1) if e.startswith(WRAPPER) else e for e in errors]
 
 
-def code_fault(errors: list[str], files: list[tuple[str | Path, str]]) -> str | None:
+def code_fault(errors: list[str], files: list[tuple[str | Path, str]],
+               column: int | None = None) -> str | None:
     """``file:LINE: what is wrong`` with a user's file's code as written (its braces, a
     character, a ';'), where the compiler's first error follows from it (``files``: (file,
     its code), in the order compiled, then hfrender's wrapper): a ``{`` never closed
@@ -195,7 +213,8 @@ def code_fault(errors: list[str], files: list[tuple[str | Path, str]]) -> str | 
     was "unexpected '}', expecting end of file", or the next line's "unexpected
     NEW_IDENTIFIER"), or a character GLSL does not have at the error's line
     (``shader_code.foreign_character``: was "unexpected end of file"), or a ';' left off
-    the line before the error's (:func:`_semicolon_fault`: was told at the next line's
+    the line before the error's, the error at that line's first code (its ``column``,
+    where the compiler names one: :func:`_semicolon_fault`; was told at the next line's
     code); None where none of these."""
     names = [f"{path}:" for path, _ in files] + [f"{WRAPPER}:"]
     past = next((i for i, name in enumerate(names) if errors[0].startswith(name)), 0)
@@ -210,19 +229,21 @@ def code_fault(errors: list[str], files: list[tuple[str | Path, str]]) -> str | 
         said = at and (closed_too_soon(source, line) or foreign_character(source, line))
         if said:
             return f"{path}:{said}"
-        return _semicolon_fault(files[past - 1] if past else None, files[past], line,
-                                errors[0][at.end():]) if at else None
+        return _semicolon_fault(files[past - 1] if past else None, files[past],
+                                (line, column), errors[0][at.end():]) if at else None
     return None
 
 
 def _semicolon_fault(before: tuple[str | Path, str] | None, file: tuple[str | Path, str],
-                     line: int, said: str) -> str | None:
-    """``file:LINE: no ';' ...`` where the compiler's error ``said`` at ``line`` of ``file``
-    (its path, its code) follows from a ';' left off the line before, in that file or at
-    the end of the one compiled ``before`` it (a common file's); None where not so."""
+                     at: tuple[int, int | None], said: str) -> str | None:
+    """``file:LINE: no ';' ...`` where the compiler's error ``said`` at ``at`` (line,
+    column or None) of ``file`` (its path, its code) follows from a ';' left off the line
+    before, in that file or at the end of the one compiled ``before`` it (a common
+    file's); None where not so."""
     (first, code), (path, source) = before or ("", ""), file
-    lead = code.count("\n") + 1 if before else 0
-    missing = no_semicolon(f"{code}\n{source}" if before else source, lead + line, said)
+    (line, column), lead = at, code.count("\n") + 1 if before else 0
+    missing = no_semicolon(f"{code}\n{source}" if before else source, lead + line, said,
+                           column)
     if missing is None:
         return None
     where = f"{first}:{missing}" if missing <= lead else f"{path}:{missing - lead}"

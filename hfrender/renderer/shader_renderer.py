@@ -225,7 +225,7 @@ def compile_pass(ctx: Any, shader: ShaderPass, buffer: bool) -> Any:
                                path, common and common[0])
     except ShaderError as exc:  # one in hfrender's call: at the user's mainImage
         files = [(common[0], shader.common_source)] if common else []
-        fault = code_fault(exc.errors, [*files, (path, shader.source)])
+        fault = code_fault(exc.errors, [*files, (path, shader.source)], exc.column)
         if fault is not None:
             raise ShaderInputError(fault, [fault, *exc.errors]) from None
         hint = shadertoy_hint(str(exc), shader.source, common is not None)

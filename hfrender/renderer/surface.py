@@ -113,7 +113,7 @@ def surface_program(ctx: Any, vertex: str, header: str, source: str, path: Path)
     try:
         return compile_program(ctx, vertex, frag, path)
     except ShaderError as exc:  # one in hfrender's call of shade(): at the user's shade()
-        fault = code_fault(exc.errors, [(path, source)])
+        fault = code_fault(exc.errors, [(path, source)], exc.column)
         if fault is not None:
             raise ShaderInputError(fault, [fault, *exc.errors]) from None
         hint = f"; hfrender calls {SHADE}"

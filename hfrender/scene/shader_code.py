@@ -25,7 +25,7 @@ ASCII_FOR = {"\u00a0": " ", "\u2009": " ", "\u00d7": "*", "\u2212": "-", "\u2013
              "\u2018": "'", "\u2019": "'", "\u201c": '"', "\u201d": '"'}
 # the compiler's error past a ';' left off, at the code after it (Mesa's, NVIDIA's alike)
 _WANTS_SEMICOLON = re.compile(r"unexpected (.+?), expecting (?:',' or )?';'")
-_GOES_ON = ";{}[(,+-*/%=<>!&|^?:."  # a line ending so is no statement's end (nor a '}')
+_GOES_ON = ";{}[(,+-*/%=<>!&|^?:.\\"  # a line ending so is no statement's end (nor a '}')
 _IF = re.compile(r"\s*#\s*(?:if|ifdef|ifndef|elif|else|endif)\b")
 
 
@@ -109,22 +109,61 @@ def foreign_character(source: str, line: int) -> str | None:
             f"{instead}")
 
 
-def no_semicolon(source: str, line: int, said: str) -> int | None:
+def no_semicolon(source: str, line: int, said: str, column: int | None) -> int | None:
     """The line that lacks a ';' at its end, where the compiler's first error (``said``, at
-    ``line``) wants one before the code that starts ``line`` and the code line before it
-    (blank lines, comments and directives passed over) ends with none; None where not so
-    (one missing inside a line is at the compiler's own line), or where an ``#if`` lies
+    ``line``, ``column``) wants one before the code that starts ``line`` (the column that
+    code's: :func:`first_column`; None where the compiler names none, NVIDIA's) and the
+    code line before it (blank lines, comments and directives, their continued lines too,
+    passed over) ends a statement with none (:func:`_goes_on`); None where not so (one
+    missing inside a line is at the compiler's own line), or where an ``#if`` lies
     between."""
     wants = _WANTS_SEMICOLON.search(said)
     code = blank_comments(source).split("\n")
     if wants is None or not 0 < line <= len(code):
         return None
     first, quoted = code[line - 1].strip(), re.fullmatch(r"'(.)'", wants.group(1))
-    if not (first.startswith(quoted.group(1)) if quoted else re.match(r"\w", first)):
+    if not (first.startswith(quoted.group(1)) if quoted else re.match(r"\w", first)) or (
+            column is not None and column != first_column(code[line - 1])):
         return None
-    ended = next(((at, text) for at in range(line - 1, 0, -1)
-                  if (text := code[at - 1].strip()) and not text.startswith("#")), None)
-    if ended is None or ended[1][-1] in _GOES_ON or any(
-            _IF.match(text) for text in code[ended[0]:line - 1]):
+    directives = _directive_lines(code)
+    ended = next((at for at in range(line - 1, 0, -1)
+                  if code[at - 1].strip() and at not in directives), None)
+    if ended is None or _goes_on(code[:ended]) or any(
+            _IF.match(text) for text in code[ended:line - 1]):
         return None  # (an #if between: which code the compiler saw is not known here)
-    return ended[0]
+    return ended
+
+
+def first_column(text: str) -> int:
+    """The column Mesa names for the first code of a line (``text``, comments blanked): it
+    counts from 1 after its preprocessor made each run of blanks one, so 2 where the line
+    starts with any (was: any column taken for the line's start)."""
+    return 1 if text[:1] not in " \t\r\f\v" else 2
+
+
+def _directive_lines(code: list[str]) -> set[int]:
+    """The numbers of ``code``'s lines that are a directive's: those starting with '#' and
+    each a '\\' at the end of one of them continues (a ``#define``'s body)."""
+    lines: set[int] = set()
+    for at, text in enumerate(code, 1):
+        if text.lstrip().startswith("#") or (
+                at - 1 in lines and code[at - 2].rstrip().endswith("\\")):
+            lines.add(at)
+    return lines
+
+
+def _goes_on(code: list[str]) -> bool:
+    """Whether the last of ``code``'s lines goes on into the next statement, so needs no
+    ';': it ends in an operator, a bracket or a '\\' (continued), or is a header, ``else``
+    or ``do``, or the ')' of an ``if``, ``for`` or ``while``'s condition."""
+    text = code[-1].rstrip()
+    if text[-1] in _GOES_ON or re.search(r"\b(?:else|do)$", text):
+        return True
+    if not text.endswith(")"):
+        return False
+    joined, depth = "\n".join(code).rstrip(), 0
+    for at in range(len(joined) - 1, -1, -1):  # back to the '(' this ')' closes
+        depth += {")": 1, "(": -1}.get(joined[at], 0)
+        if depth == 0:
+            return re.search(r"\b(?:if|for|while)\s*$", joined[:at]) is not None
+    return False
