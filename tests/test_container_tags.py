@@ -1,6 +1,7 @@
 """Footage's container tags through fx: creation time, place, title, a camera's make and
 model (QuickTime keys too), chapters; hfrender's own mark kept its own."""
 
+import random
 import re
 import subprocess
 
@@ -8,7 +9,7 @@ import imageio_ffmpeg
 import pytest
 
 from hfrender.cli import main
-from hfrender.io.container_tags import read_tags
+from hfrender.io.container_tags import parse_ffmetadata
 
 FFMPEG = imageio_ffmpeg.get_ffmpeg_exe()
 W, H = 64, 32
@@ -36,25 +37,38 @@ def test_fx_keeps_the_footages_creation_time_place_and_title(tmp_path, name):
             "comment : hfrender"} <= lines, said
 
 
-def test_container_tags_are_read_as_ffmpeg_lists_them():
-    """The input's tags, not its streams'; a value's next lines kept; a time found twice
+def test_container_tags_are_read_exactly_from_ffmetadata():
+    """ffmpeg's ``-f ffmetadata`` text of the input (its own tags, not its chapters'):
+    ``=``, ``;``, ``#``, ``\\`` and a newline unescaped, a CR kept; a time found twice
     taken once; the muxer's own and hfrender's mark left to the output's muxer."""
-    head = """Input #0, mov,mp4,m4a,3gp,3g2,mj2, from 'in.mov':
-  Metadata:
-    major_brand     : qt
-    creation_time   : 2024-05-01T10:00:00.000000Z;2024-05-01T10:00:00.000000Z
-    description     : first line
-                    : second line
-    comment         : hfrender
-    MAKE            : Apple
-  Duration: 00:00:01.00, start: 0.000000, bitrate: 334 kb/s
-  Stream #0:0[0x1](eng): Video: h264 (High), yuv420p(progressive), 64x32, 25 fps
-    Metadata:
-      handler_name    : VideoHandler
-"""
-    assert read_tags(head) == (("creation_time", "2024-05-01T10:00:00.000000Z"),
-                               ("description", "first line\nsecond line"),
-                               ("MAKE", "Apple"))
+    text = (";FFMETADATA1\nmajor_brand=qt  \ncreation_time=2024-05-01T10:00:00Z\\;"
+            "2024-05-01T10:00:00Z\ntitle=a\\=b\\;c\\#d\\\\e\\\nline 2\rend\n"
+            "comment=hfrender\nMAKE=Apple\nlanguage=deu\n[CHAPTER]\nTIMEBASE=1/1000\n"
+            "title=Intro\n")
+    assert parse_ffmetadata(text) == (("creation_time", "2024-05-01T10:00:00Z"),
+                                      ("title", "a=b;c#d\\e\nline 2\rend"),
+                                      ("MAKE", "Apple"), ("language", "deu"))
+
+
+def test_long_and_escaped_tags_come_through_whole(tmp_path):
+    """ffmpeg's ``-i`` log, which they were read from, cuts a line at 255 bytes (a
+    300-character description came back cut, unsaid), prints a CR as a space and a
+    ``language`` never; read as ``-f ffmetadata`` writes them, they come through whole."""
+    rng = random.Random(12)
+    long = "".join(rng.choice("abcdefgh ijklmnop") for _ in range(300))
+    odd = "a=b;c#d\\e\nline 2\rend"
+    clip = tmp_path / "in.mkv"
+    subprocess.run([FFMPEG, "-hide_banner", "-loglevel", "error", "-y", "-f", "lavfi", "-i",
+                    f"testsrc2=s={W}x{H}:r=25:d=0.2", "-pix_fmt", "yuv420p", "-metadata",
+                    f"description={long}", "-metadata", f"title={odd}", str(clip)],
+                   check=True)
+    out = tmp_path / "out.mkv"
+    assert main(["fx", str(clip), "-o", str(out), "--motion-blur", "2", "--quiet"]) == 0
+    said = subprocess.run([FFMPEG, "-hide_banner", "-loglevel", "error", "-i", str(out),
+                           "-map_metadata", "0", "-f", "ffmetadata", "-"],
+                          capture_output=True, check=True).stdout.decode().split("\n")
+    assert f"DESCRIPTION={long}" in said, said
+    assert "title=a\\=b\\;c\\#d\\\\e\\" in said and "line 2\rend" in said, said
 
 
 def test_an_iphone_clips_place_make_and_model_are_kept(tmp_path):

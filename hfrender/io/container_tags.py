@@ -1,37 +1,64 @@
 """A video's container tags: its creation time, where it was shot (``location``), its
-title, a camera's make and model, as ffmpeg lists them under the input's ``Metadata:``.
-fx gives them to its output, as ``ffmpeg -i IN ... OUT`` does (``-map_metadata`` from its
-first input): a phone's gallery sorts and maps a clip by them. The muxer's own (brands,
-encoder) and hfrender's mark (comment) are not carried; the timecode goes its own way
-(:func:`hfrender.io.ffmpeg.timecode_options`). Each container keeps what it can hold
-(MP4 has no field for a camera's make; Matroska and MOV do)."""
+title, a camera's make and model, read exactly as ffmpeg's ``-f ffmetadata`` writes them.
+fx gives them to its output (as ``ffmpeg -i IN -map_metadata 0 ... OUT`` would; a plain
+``ffmpeg -i IN OUT`` drops the creation time): a phone's gallery sorts and maps a clip by
+them. The muxer's own (brands, encoder) and hfrender's mark (comment) are not carried;
+the timecode goes its own way (:func:`hfrender.io.ffmpeg.timecode_options`). Each
+container keeps what it can hold (Matroska any tag; MP4 and MOV their own fields, and
+QuickTime's keys: :func:`quicktime_keys`)."""
 
 from __future__ import annotations
 
-import re
+import subprocess
 from pathlib import Path
+
+from hfrender.io.ffmpeg_binary import ffmpeg_exe
 
 # written by the muxer itself, or hfrender's mark of its outputs (io.ffmpeg.mark_options)
 NOT_CARRIED = {"major_brand", "minor_version", "compatible_brands", "encoder", "comment",
                "service_provider", "timecode", "duration"}
-ENTRY = re.compile(r"^ {4}(\S.*?)\s*: (.*)$")  # "    creation_time   : 2024-05-01T..."
-MORE = re.compile(r"^ {5,}: (.*)$")  # a value's next line
 
 
-def read_tags(head: str) -> tuple[tuple[str, str], ...]:
-    """The input's own tags (not its streams') in ffmpeg's description ``head`` of it:
-    the lines under "Metadata:" between "Input #0" and its "Duration:"; keys as they are
-    (QuickTime's ``...location.ISO6709``: muxers look theirs up in any case)."""
-    lines = head.split("Input #0", 1)[-1].split("\n  Duration:", 1)[0].splitlines()
+def read_tags(path: str) -> tuple[tuple[str, str], ...]:
+    """The container tags of the video at ``path``, exactly as it holds them: ffmpeg's
+    ``-f ffmetadata`` text of it (its ``-i`` log, read before, cut a line at 255 bytes,
+    printed a CR as a space and a ``language`` never); none where ffmpeg reads none."""
+    res = subprocess.run([ffmpeg_exe(), "-hide_banner", "-loglevel", "error", "-i", path,
+                          "-map_metadata", "0", "-f", "ffmetadata", "-"],
+                         capture_output=True)  # (bytes: a CR kept, not made a newline)
+    # surrogateescape: bytes that are no UTF-8 go back to ffmpeg's command line as they were
+    return parse_ffmetadata(res.stdout.decode("utf-8", "surrogateescape")) \
+        if res.returncode == 0 else ()
+
+
+def parse_ffmetadata(text: str) -> tuple[tuple[str, str], ...]:
+    """The file's own tags in ffmpeg's ``-f ffmetadata`` ``text`` (those before its first
+    ``[CHAPTER]`` or ``[STREAM]``): ``\\`` escapes ``=``, ``;``, ``#``, ``\\`` and a
+    newline; keys as they are (QuickTime's ``...location.ISO6709``: muxers look theirs up
+    in any case)."""
     tags: list[tuple[str, str]] = []
-    inside = False
-    for line in lines:
-        if line.startswith("  ") and not line.startswith("    "):
-            inside = line.strip() == "Metadata:"
-        elif inside and (more := MORE.match(line)) and tags:
-            tags[-1] = (tags[-1][0], f"{tags[-1][1]}\n{more.group(1)}")
-        elif inside and (entry := ENTRY.match(line)):
-            tags.append((entry.group(1), entry.group(2)))
+    field: list[str] = []
+    key: str | None = None
+    at_start, escaped, skip = True, False, False
+    for ch in text.split("\n", 1)[-1] + "\n":  # after ";FFMETADATA1"
+        if skip or (at_start and ch in ";#"):  # a comment line
+            skip = ch != "\n"
+        elif at_start and ch == "[":  # the first section: the file's own tags end
+            break
+        elif escaped:
+            field.append(ch)
+            escaped = False
+        elif ch == "\\":
+            escaped = True
+        elif ch == "=" and key is None:
+            key, field = "".join(field), []
+        elif ch == "\n":
+            if key is not None:
+                tags.append((key, "".join(field)))
+            key, field = None, []
+        else:
+            field.append(ch)
+        at_start = ch == "\n" and not escaped
     # a time ffmpeg found twice (a MOV's own and its keys', "T1;T1") is read as its first:
     # the muxer takes one time alone (the output had none)
     return tuple((k, v.split(";")[0] if k.lower() == "creation_time" else v)

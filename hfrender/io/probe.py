@@ -1,7 +1,8 @@
 """Probing a video file: rate, size, frame count, pixel format, audio, frame times.
 
 One ffmpeg run lists the packets of the first video stream (counted, not decoded) and
-describes the streams; the facts are read from both. Cached per file version.
+describes the streams; the facts are read from both (the container's tags from a second,
+exact: :func:`hfrender.io.container_tags.read_tags`). Cached per file version.
 """
 
 from __future__ import annotations
@@ -57,7 +58,8 @@ class VideoInfo:
 
 
 def probe(path: str) -> VideoInfo:
-    """Rate, size, frame count, pixel format and audio of a video, in one ffmpeg run.
+    """Rate, size, frame count, pixel format and audio of a video, in one ffmpeg run
+    (its container tags in a second).
 
     The packets of the first video stream are stream-copied to nowhere: counted, not
     decoded (imageio-ffmpeg's ``count_frames_and_secs`` decodes the whole video), and the
@@ -131,7 +133,7 @@ def _probe(path: str, mtime_ns: int, size: int) -> VideoInfo | str:
                      start if start > 1e-3 else 0.0, vp9_alpha, sar,
                      stamp.group(1) if stamp else "", audio, subtitles,
                      _cut_short(res.stderr), _audio_codecs(head), codec, _videos(head),
-                     read_tags(head), len(re.findall(r"^\s*Chapter #\d+:\d+: ", head, re.M)))
+                     read_tags(path), len(re.findall(r"^\s*Chapter #\d+:\d+: ", head, re.M)))
 
 
 # what ffmpeg's demuxers say of a file that ends before the data its index lists (an MP4's
