@@ -4,6 +4,7 @@ model (QuickTime keys too), chapters; hfrender's own mark kept its own."""
 import random
 import re
 import subprocess
+from datetime import datetime, timezone
 
 import imageio_ffmpeg
 import pytest
@@ -35,6 +36,8 @@ def test_fx_keeps_the_footages_creation_time_place_and_title(tmp_path, name):
     assert {"creation_time : 2024-05-01t10:00:00.000000z",
             "location : +37.3349-122.0090/", "title : holiday, day 2",
             "comment : hfrender"} <= lines, said
+    if name == "out.mp4":  # its title where iTunes-tag readers find it, not as a key alone
+        assert re.search(rb"\xa9nam.{4}data.{8}Holiday, day 2", out.read_bytes(), re.S)
 
 
 def test_container_tags_are_read_exactly_from_ffmetadata():
@@ -90,6 +93,38 @@ def test_an_iphone_clips_place_make_and_model_are_kept(tmp_path):
     lines = {re.sub(r"\s+", " ", x.strip()) for x in said.splitlines()}
     assert {"com.apple.quicktime.location.ISO6709: +37.3349-122.0090+010.000/",
             "com.apple.quicktime.model: iPhone 15", "comment : hfrender"} <= lines, said
+
+
+def tags_of(path) -> list[tuple[str, str]]:
+    """The file's own tags as ffmpeg's ``-f ffmetadata`` writes them (escapes kept)."""
+    said = subprocess.run([FFMPEG, "-hide_banner", "-loglevel", "error", "-i", str(path),
+                           "-map_metadata", "0", "-f", "ffmetadata", "-"],
+                          capture_output=True, check=True).stdout.decode()
+    return [tuple(x.split("=", 1)) for x in said.split("\n[")[0].splitlines()[1:]]
+
+
+@pytest.mark.parametrize("name", ["out.mov", "out.mp4"])
+def test_quicktime_keys_leave_one_creation_time_and_the_title(tmp_path, name):
+    """The MP4/MOV muxer writes QuickTime's keys only as it writes every tag then (mdta):
+    the creation time was written there too, beside the movie header's, and read back
+    "T;T" (no time a gallery parses). Now once: as an iPhone writes it, its key
+    ``com.apple.quicktime.creationdate``; the title and the place beside it."""
+    clip = tmp_path / "in.mov"
+    subprocess.run([FFMPEG, "-hide_banner", "-loglevel", "error", "-y", "-f", "lavfi", "-i",
+                    f"testsrc2=s={W}x{H}:r=25:d=0.2", "-pix_fmt", "yuv420p", "-movflags",
+                    "use_metadata_tags", "-metadata", "creation_time=2024-05-01T10:00:00Z",
+                    "-metadata", "title=Holiday", "-metadata",
+                    "com.apple.quicktime.location.ISO6709=+37.3349-122.0090+010.000/",
+                    str(clip)], check=True)
+    out = tmp_path / name
+    assert main(["fx", str(clip), "-o", str(out), "--motion-blur", "2", "--quiet"]) == 0
+    tags = tags_of(out)
+    times = [v for k, v in tags if k in ("creation_time", "com.apple.quicktime.creationdate")]
+    assert len(times) == 1, tags
+    assert datetime.fromisoformat(times[0].replace("Z", "+00:00")) == datetime(
+        2024, 5, 1, 10, tzinfo=timezone.utc), tags
+    assert {("title", "Holiday"), ("com.apple.quicktime.location.ISO6709",
+                                   "+37.3349-122.0090+010.000/")} <= set(tags), tags
 
 
 @pytest.mark.parametrize("name", ["out.mp4", "out.mkv"])

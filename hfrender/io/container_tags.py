@@ -17,6 +17,7 @@ from hfrender.io.ffmpeg_binary import ffmpeg_exe
 # written by the muxer itself, or hfrender's mark of its outputs (io.ffmpeg.mark_options)
 NOT_CARRIED = {"major_brand", "minor_version", "compatible_brands", "encoder", "comment",
                "service_provider", "timecode", "duration"}
+DATE = "com.apple.quicktime.creationdate"  # an iPhone's creation time, among its keys
 
 
 def read_tags(path: str) -> tuple[tuple[str, str], ...]:
@@ -69,12 +70,22 @@ def quicktime_keys(tags: tuple[tuple[str, str], ...]) -> str:
     """``+use_metadata_tags``, a ``-movflags`` flag, where ``tags`` hold QuickTime's keys
     (an iPhone's place, make and model: ``com.apple.quicktime.location.ISO6709``): an
     MP4's or MOV's muxer writes them only so, in its ``keys`` box (else dropped: an iPhone
-    clip's place was lost); "" where they hold none."""
+    clip's place was lost), and then every tag so, none in its own field (no iTunes
+    ``©nam`` for the title: :func:`tag_options`); "" where they hold none."""
     return "+use_metadata_tags" if any("." in k for k, _ in tags) else ""
 
 
 def tag_options(output: str, tags: tuple[tuple[str, str], ...]) -> list[str]:
-    """``-metadata key=value`` for each of ``tags`` (a GIF holds none)."""
-    if Path(output).suffix.lower() == ".gif":
+    """``-metadata key=value`` for each of ``tags`` (a GIF holds none). An MP4 or MOV
+    written with QuickTime's keys (:func:`quicktime_keys`) takes the creation time as an
+    iPhone writes it, ``com.apple.quicktime.creationdate``, and not as ``creation_time``:
+    that the muxer wrote twice, as a key and in the movie header, read back "T;T" (no time
+    a gallery parses); its header's time is then left unset."""
+    suffix = Path(output).suffix.lower()
+    if suffix == ".gif":
         return []
+    if suffix in (".mp4", ".mov") and quicktime_keys(tags):
+        keys = {k.lower() for k, _ in tags}
+        tags = tuple((DATE if k.lower() == "creation_time" else k, v) for k, v in tags
+                     if k.lower() != "creation_time" or DATE.lower() not in keys)
     return [x for k, v in tags for x in ("-metadata", f"{k}={v}")]
