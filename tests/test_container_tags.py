@@ -127,24 +127,37 @@ def test_quicktime_keys_leave_one_creation_time_and_the_title(tmp_path, name):
                                    "+37.3349-122.0090+010.000/")} <= set(tags), tags
 
 
-@pytest.mark.parametrize("name", ["out.mp4", "out.mkv"])
-def test_chapters_are_kept_with_or_without_a_soundtrack(tmp_path, name):
+AT_START = [("0.000000", "0.120000", "Intro"), ("0.120000", "0.240000", "Main part")]
+# the picture 0.5 s into an MP4 (-output_ts_offset: fx writes it so, its chapters beside it
+# as the footage has them: an MP4's first from 0, as ffmpeg lists the footage's own)
+LATER = [("0.000000", "0.620000", "Intro"), ("0.620000", "0.740000", "Main part")]
+
+
+@pytest.mark.parametrize("clip_name, offset, name, chapters", [
+    ("in.mkv", 0, "out.mp4", AT_START), ("in.mkv", 0, "out.mkv", AT_START),
+    ("in.mp4", 0.5, "out.mp4", LATER), ("in.mp4", 0.5, "out.mkv", LATER)])
+def test_chapters_are_kept_with_or_without_a_soundtrack(tmp_path, clip_name, offset, name,
+                                                         chapters):
     """ffmpeg takes chapters from the first input with any: the soundtrack's file. A clip
-    of chapters and no sound had them dropped, unsaid."""
+    of chapters and no sound had them dropped, unsaid; read as a soundtrack of no audio
+    (no codecs), one whose picture starts late (its sound would start first) still gets
+    no audio filter nor stream, its picture where it was."""
     listing = tmp_path / "chapters.txt"
-    listing.write_text(";FFMETADATA1\n[CHAPTER]\nTIMEBASE=1/1000\nSTART=0\nEND=120\n"
-                       "title=Intro\n[CHAPTER]\nTIMEBASE=1/1000\nSTART=120\nEND=240\n"
-                       "title=Main part\n")
-    clip = tmp_path / "in.mkv"
+    ms = round(offset * 1000)
+    listing.write_text(f";FFMETADATA1\n[CHAPTER]\nTIMEBASE=1/1000\nSTART={ms}\n"
+                       f"END={ms + 120}\ntitle=Intro\n[CHAPTER]\nTIMEBASE=1/1000\n"
+                       f"START={ms + 120}\nEND={ms + 240}\ntitle=Main part\n")
+    clip = tmp_path / clip_name
     subprocess.run([FFMPEG, "-hide_banner", "-loglevel", "error", "-y", "-f", "lavfi", "-i",
                     f"testsrc2=s={W}x{H}:r=25:d=0.24", "-i", str(listing), "-map", "0:v",
-                    "-map_chapters", "1", "-pix_fmt", "yuv420p", str(clip)], check=True)
+                    "-map_chapters", "1", "-pix_fmt", "yuv420p", "-output_ts_offset",
+                    str(offset), str(clip)], check=True)
     out = tmp_path / name
     assert main(["fx", str(clip), "-o", str(out), "--motion-blur", "2", "--quiet"]) == 0
     said = subprocess.run([FFMPEG, "-hide_banner", "-i", str(out)], capture_output=True,
                           text=True).stderr
     assert re.findall(r"Chapter #0:\d: start ([\d.]+), end ([\d.]+)\n.*\n\s+title\s+: (.+)",
-                      said) == [("0.000000", "0.120000", "Intro"),
-                                ("0.120000", "0.240000", "Main part")], said
+                      said) == chapters, said
     # no other stream came with them (an MP4 holds its chapters in a text track of its own)
     assert said.count(": Video: ") == 1 and ": Audio: " not in said, said
+    assert (", start 0.500000" in said.split(": Video: ")[1].split("\n")[0]) == (offset > 0)
