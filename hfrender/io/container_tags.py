@@ -3,9 +3,9 @@ title, a camera's make and model, read exactly as ffmpeg's ``-f ffmetadata`` wri
 fx gives them to its output (a plain ``ffmpeg -i IN OUT`` drops the creation time and
 QuickTime's keys): a phone's gallery sorts and maps a clip by them. The muxer's own
 (brands, encoder) and hfrender's mark (comment) are not carried; the timecode goes its own
-way (:func:`hfrender.io.ffmpeg.timecode_options`). Each
-container keeps what it can hold (Matroska any tag; MP4 and MOV their own fields, and
-QuickTime's keys: :func:`quicktime_keys`)."""
+way (:func:`hfrender.io.ffmpeg.timecode_options`). Each container keeps what it can hold
+(Matroska any tag; MP4 and MOV their own fields, and QuickTime's keys:
+:func:`quicktime_keys`)."""
 
 from __future__ import annotations
 
