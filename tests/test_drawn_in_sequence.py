@@ -65,11 +65,16 @@ def draw_all(ctx, scene_class, times) -> list[np.ndarray]:
     return out
 
 
-@pytest.fixture
-def model(tmp_path) -> str:
-    path = str(tmp_path / "ico.glb")
+def icosahedron(folder) -> str:
+    """A model file in ``folder``: an icosahedron."""
+    path = str(folder / "ico.glb")
     trimesh.creation.icosahedron().export(path)
     return path
+
+
+@pytest.fixture
+def model(tmp_path) -> str:
+    return icosahedron(tmp_path)
 
 
 @pytest.mark.usefixtures("gl_context")

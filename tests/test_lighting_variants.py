@@ -2,7 +2,9 @@
 their code (hfrender/renderer/models.py: SurfacePrograms, lighting_of; HF_NO_LAMPS and
 HF_NO_SUN_SHADOW in shaders/glsl/mesh_header.frag): llvmpipe runs a branch's code under a
 mask whatever the uniform says (the lamp loop's first pass, the shadow map's taps), half a
-sub-frame's time. Pictures bit for bit those of the full programs."""
+sub-frame's time. Pictures bit for bit those of the full programs, drawn alone or one
+renderer drawing one time after another (with a model, a text, a translucent cube and a
+spot lamp casting shadows too)."""
 
 import numpy as np
 import pytest
@@ -10,6 +12,7 @@ import pytest
 import hfrender as hf
 import hfrender.renderer.renderer as renderers
 from hfrender.renderer.renderer import SceneRenderer
+from tests.test_drawn_in_sequence import TIMES, draw_all, icosahedron, lit_scene
 
 W, H = 96, 64
 
@@ -66,3 +69,20 @@ def test_a_sub_frame_draws_with_the_code_of_its_lights_alone(gl_context, monkeyp
     assert picture.tobytes() == full.tobytes()
     lit = picture[..., :3].astype(int).sum()
     assert (lit > draw(ctx, 0.0)[0][..., :3].astype(int).sum()) == (t >= 1.0)
+
+
+@pytest.mark.usefixtures("gl_context")
+def test_a_sequence_drawn_by_the_variants_is_the_full_programs_one(gl_context, monkeypatch,
+                                                                  tmp_path):
+    ctx = gl_context(size=(W, H)).ctx
+    scene_class, real, asked = lit_scene(icosahedron(tmp_path)), renderers.lighting_of, []
+    monkeypatch.setattr(renderers, "lighting_of",
+                        lambda shared: asked.append(real(shared)) or asked[-1])
+    by_lighting = draw_all(ctx, scene_class, TIMES)
+    assert asked == [("#define HF_NO_LAMPS 1\n" if t < 1 else "") +
+                     ("#define HF_NO_SUN_SHADOW 1\n" if t < 2 else "") for t in TIMES]
+    monkeypatch.setattr(renderers, "lighting_of", lambda shared: "")
+    full = draw_all(ctx, scene_class, TIMES)
+    for t, picture, whole in zip(TIMES, by_lighting, full, strict=True):
+        off = np.abs(picture.astype(int) - whole).max(-1)
+        assert off.max() == 0, f"t={t}: {int((off > 0).sum())} pixels off, up to {off.max()}"
