@@ -79,10 +79,42 @@ def test_a_sequence_drawn_by_the_variants_is_the_full_programs_one(gl_context, m
     monkeypatch.setattr(renderers, "lighting_of",
                         lambda shared: asked.append(real(shared)) or asked[-1])
     by_lighting = draw_all(ctx, scene_class, TIMES)
-    assert asked == [("#define HF_NO_LAMPS 1\n" if t < 1 else "") +
-                     ("#define HF_NO_SUN_SHADOW 1\n" if t < 2 else "") for t in TIMES]
+    assert asked == ["#define HF_NO_SUN_SHADOW 1\n"] + [  # (prepare's: the spot lit)
+        ("#define HF_NO_LAMPS 1\n" if t < 1 else "") +
+        ("#define HF_NO_SUN_SHADOW 1\n" if t < 2 else "") for t in TIMES]
     monkeypatch.setattr(renderers, "lighting_of", lambda shared: "")
     full = draw_all(ctx, scene_class, TIMES)
     for t, picture, whole in zip(TIMES, by_lighting, full, strict=True):
         off = np.abs(picture.astype(int) - whole).max(-1)
         assert off.max() == 0, f"t={t}: {int((off > 0).sum())} pixels off, up to {off.max()}"
+
+
+class Dark(Shapes):
+    """:class:`Shapes` with its lamp off from the start and no shadows: the demo's lights."""
+
+    def setup(self):
+        super().setup()
+        self.lamp.visible = False
+
+    def update(self, t):
+        pass
+
+
+@pytest.mark.usefixtures("gl_context")
+def test_prepare_compiles_the_programs_of_the_lights_the_scene_has(gl_context, tmp_path):
+    """A scene without lamps or shadows compiles each shader once, the variant it draws
+    with (was: the full one too, in ``prepare``); a text's ``unlit``, calling neither
+    ``hf_lamps`` nor ``hf_shadow``, once whatever the lights."""
+    ctx = gl_context(size=(W, H)).ctx
+    made = {}
+    for name, scene in (("dark", Dark()), ("lit", lit_scene(icosahedron(tmp_path))())):
+        scene.setup()
+        renderer = SceneRenderer(ctx, scene, (W, H), False)
+        renderer.prepare()
+        for t in (0.0, 1.0, 2.0):
+            scene.update(t)
+            renderer.draw(t, 0)
+        made[name] = [len(renderer.programs.made), len(renderer.models.programs.made),
+                      len(renderer.texts.programs.made)]
+        renderer.release()
+    assert made == {"dark": [1, 0, 0], "lit": [3, 3, 1]}

@@ -13,7 +13,7 @@ import numpy as np
 
 from hfrender.renderer.programs import glsl, set_uniform, surface_source
 from hfrender.renderer.skinning import INFLUENCES, PartShape, ShaderPose, shader_pose, unfit
-from hfrender.renderer.surface import surface_program
+from hfrender.renderer.surface import lighting_calls, surface_program
 from hfrender.scene.meshes import Part, model_data
 from hfrender.scene.model_animation import weight_row_count
 from hfrender.scene.model_morphs import morph_rows, weights_of
@@ -27,6 +27,9 @@ _ATTRIBUTES = (("in_position", "3f", "3x4"), ("in_normal", "3f", "3x4"),
                ("in_uv", "2f", "2x4"), ("in_color", "4f2", "4x2"))
 
 
+_LEFT_OUT = {"hf_lamps": "#define HF_NO_LAMPS 1\n", "hf_shadow": "#define HF_NO_SUN_SHADOW 1\n"}
+
+
 def lighting_of(shared: dict) -> str:
     """The defines of a sub-frame's lighting, from its uniforms ``shared``: the lamps' code
     (``HF_NO_LAMPS``) and the sun's shadow taps (``HF_NO_SUN_SHADOW``) compiled out where
@@ -34,15 +37,27 @@ def lighting_of(shared: dict) -> str:
     a branch under a mask whatever the uniform says: with that code a sub-frame of the demo
     took 1.9x the time. What the two leave out adds 0 or multiplies by 1: the pictures are
     the full programs' bit for bit."""
-    return ("" if shared.get("u_lamp_count") else "#define HF_NO_LAMPS 1\n") + \
-        ("" if shared.get("u_shadows") else "#define HF_NO_SUN_SHADOW 1\n")
+    return ("" if shared.get("u_lamp_count") else _LEFT_OUT["hf_lamps"]) + \
+        ("" if shared.get("u_shadows") else _LEFT_OUT["hf_shadow"])
+
+
+def lighting_for(lighting: str, calls: frozenset[str]) -> str:
+    """The defines of ``lighting`` (:func:`lighting_of`'s) that change a program whose
+    surface ``calls`` those of ``hf_lamps`` and ``hf_shadow``: none for one calling
+    neither (``unlit``: one program whatever the lights)."""
+    return "".join(line for call, line in _LEFT_OUT.items() if call in calls and line in lighting)
 
 
 class SurfacePrograms:
     """Surface programs (:func:`mesh_program`) by shader and the sub-frame's
-    :attr:`lighting` (:func:`lighting_of`; "" before the first: every light's code, as
-    ``prepare`` compiles them), each compiled when first asked. Iterating gives the shaders'
-    names; ``default``: the shader of ``None`` (a text's ``unlit``)."""
+    :attr:`lighting` (:func:`lighting_of`; "": every light's code, unless set:
+    :meth:`SceneRenderer.prepare` sets the scene's as it stands, so that it compiles the
+    programs its first sub-frame draws with where ``update`` leaves the lights as they
+    were), each compiled when first asked; one shader's programs differ in the defines
+    its calls read alone (:func:`lighting_for`: one for a surface calling neither
+    ``hf_lamps`` nor ``hf_shadow``; was a program each lighting, and the full one in
+    ``prepare`` for a scene never lit so). Iterating gives the shaders' names;
+    ``default``: the shader of ``None`` (a text's ``unlit``)."""
 
     def __init__(self, ctx: Any, scene_dir: Path | None, defines: str,
                  default: str | None = None) -> None:
@@ -51,10 +66,11 @@ class SurfacePrograms:
         self.made: dict[tuple[str | None, str], Any] = {}
 
     def __call__(self, shader: str | None) -> Any:
-        key = (shader, self.lighting)
+        named = shader or self.default
+        key = (shader, lighting_for(self.lighting, lighting_calls(named, self.scene_dir)))
         if key not in self.made:
-            self.made[key] = mesh_program(self.ctx, shader or self.default, self.scene_dir,
-                                          self.defines + self.lighting)
+            self.made[key] = mesh_program(self.ctx, named, self.scene_dir,
+                                          self.defines + key[1])
         return self.made[key]
 
     def __iter__(self) -> Any:

@@ -30,12 +30,13 @@ from hfrender.renderer.programs import (
     share_once,
 )
 from hfrender.renderer.shader_renderer import ShaderRenderer
-from hfrender.renderer.shadows import ShadowPass, shadow_map
+from hfrender.renderer.shadows import ShadowPass, shadow_map, sun_casts
 from hfrender.renderer.surface import say_unlit
 from hfrender.renderer.target import Target
 from hfrender.renderer.text import TextDrawer, on_picture
 from hfrender.renderer.translucent import TranslucentPass, by_depth
 from hfrender.scene import Scene, ShaderScene
+from hfrender.scene.lamps import lit_now
 from hfrender.scene.loader import told_line
 from hfrender.scene.meshes import is_model
 from hfrender.scene.nodes import drawn_opacity
@@ -94,12 +95,21 @@ class SceneRenderer:
         # this draw's animated models, by place: (their parts' first row in rates, matrices)
         self.parts: dict[int, tuple[int, list[np.ndarray]]] = {}
 
+    def _light(self, shared: dict) -> None:
+        """The surface programs of a sub-frame lit as its uniforms ``shared`` say
+        (:func:`lighting_of`): the objects', the models' and the texts'."""
+        self.programs.lighting = self.models.programs.lighting = \
+            self.texts.programs.lighting = lighting_of(shared)
+
     def _program(self, shader: str | None) -> Any:
         return self.programs(shader)
 
     def prepare(self) -> None:
         """Compile every program the scene uses now, so errors come before any drawing (a
-        shader no file answers: at the scene's line that named it)."""
+        shader no file answers: at the scene's line that named it): those of its lights as
+        they stand (:meth:`_light`; the first sub-frame's, unless ``update`` changes them)."""
+        self._light({"u_lamp_count": len(lit_now(self.scene)),
+                     "u_shadows": int(sun_casts(self.scene))})
         for obj in self.scene.objects:
             try:
                 if is_model(obj.geometry):
@@ -166,8 +176,7 @@ class SceneRenderer:
                   **lamp_uniforms(scene, t),  # (more lit than the arrays: refused)
                   **shadow_map(self, light, lens, rates)}  # (before the target's drawing)
         say_unlit(self, shared, t)  # (a scene's own surface leaving its lamps out: once)
-        self.programs.lighting = self.models.programs.lighting = \
-            self.texts.programs.lighting = lighting_of(shared)  # (no lamp: their code out)
+        self._light(shared)  # (no lamp: their code out)
         self._draw_background(self.target.drawn_into(planes))
         ctx.enable(moderngl.DEPTH_TEST)
         found = self.draw_objects(shared, lens, rates=rates)  # (each one's opacity read once)

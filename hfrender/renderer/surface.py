@@ -131,10 +131,18 @@ def unlit_calls(shader: str | None, scene_dir: Path | None) -> tuple[Path, tuple
     ``u_light_dir``); none for one that reads no sun (its own light, ``hf_lamps()``
     alone) and for hfrender's own (``unlit`` takes no light by design)."""
     source, path = surface_source(shader, scene_dir)
-    code = _code(source)
-    if path.parent == shader_dir() / "glsl" or not _SUN.search(code):
+    if path.parent == shader_dir() / "glsl" or not _SUN.search(_code(source)):
         return path, ()
-    return path, tuple(name for name in _UNLIT if not re.search(rf"\b{name}\s*\(", code))
+    return path, tuple(name for name in _UNLIT if name not in lighting_calls(shader, scene_dir))
+
+
+@functools.lru_cache(maxsize=256)
+def lighting_calls(shader: str | None, scene_dir: Path | None) -> frozenset[str]:
+    """Which of ``hf_lamps`` and ``hf_shadow`` the code of surface shader ``shader`` (a
+    file beside the scene, hfrender's own: ``surface_source``'s) calls: the lighting
+    variants (:func:`~hfrender.renderer.models.lighting_of`) differ in those alone."""
+    code = _code(surface_source(shader, scene_dir)[0])
+    return frozenset(name for name in _UNLIT if re.search(rf"\b{name}\s*\(", code))
 
 
 def say_unlit(renderer: Any, shared: dict, t: float) -> None:
