@@ -131,21 +131,31 @@ def not_numbers(value: Any, name: str, unit: str, wanted: str) -> str:
     depth, velocity and shifts: ``depth is a list of str; depth takes numbers (metres):
     give an array of metres (...)``; ``unit``: what the numbers are, ``wanted``: what to
     give (was velocity's "has dtype <U1; expected real numbers, ...", a wording of its own)."""
+    dtype = getattr(value, "dtype", None)
+    kind = type(value).__name__ if type(value).__module__ == "builtins" else _kind(value)
     if value is None:
         held = "None"
     elif isinstance(value, (list, tuple)):
-        held = f"a {type(value).__name__} of {_found(value)}"
-    elif isinstance(getattr(value, "dtype", None), np.dtype):
-        held = f"an array of {_dtype_word(value.dtype)}"
+        found = _found(value)
+        held = f"a {kind} {'holding' if found == 'None' else 'of'} {found}"
+    elif isinstance(dtype, np.dtype):
+        held = f"an array of {_dtype_word(dtype)}"
+    elif dtype is not None:  # (a tensor: torch.complex64 said as 'complex64'; was its kind)
+        held = f"{_a(kind)} of {str(dtype).rsplit('.', 1)[-1]}"
     else:
-        held = f"a {type(value).__name__ if type(value).__module__ == 'builtins' else _kind(value)}"
+        held = _a(kind)
     return f"{name} is {held}; {name} takes numbers ({unit}): give {wanted}"
+
+
+def _a(word: str) -> str:
+    """``word`` after its article: 'an ellipsis', 'a torch.Tensor' (was 'a ellipsis')."""
+    return f"{'an' if word[:1].lower() in 'aeiou' else 'a'} {word}"
 
 
 def _found(x: list | tuple) -> str:
     """What nested lists that are not real numbers hold, in words: NumPy's dtype of them
     ('str', 'bool', 'complex128'), else the kind of the first item that is not a real
-    number ('NoneType'), else 'rows of unequal lengths'."""
+    number ('set', 'None' for None), else 'rows of unequal lengths'."""
     try:
         arr = np.asarray(x)
     except (TypeError, ValueError):  # (ragged)
@@ -167,7 +177,8 @@ def _first_odd(x: list | tuple) -> str | None:
         elif isinstance(item, np.ndarray):
             odd = _dtype_word(item.dtype)
         else:
-            odd = type(item).__name__ if type(item).__module__ == "builtins" else _kind(item)
+            odd = ("None" if item is None else type(item).__name__
+                   if type(item).__module__ == "builtins" else _kind(item))
         if odd:
             return odd
     return None

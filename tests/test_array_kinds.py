@@ -82,24 +82,45 @@ def test_nested_lists_of_numbers_are_read_alike_for_depth_and_velocity(rng):
     np.testing.assert_array_equal(
         dof(frames, depths.tolist(), focus_distance=2.0, f_stop=2.0),
         dof(frames, depths, focus_distance=2.0, f_stop=2.0))
-    for bad, found in [([["near", "far"]], "str"), ([[True, False]], "bool"),
-                       ([[1.5, None]], "NoneType"), ([[1.5, 2j]], "complex128"),
+    for bad, kind in [([["near", "far"]], "str"), ([[True, False]], "bool"),
+                       ([[1.5, None]], None), ([[1.5, 2j]], "complex128"),
                        ([depth[0], ["a"]], "str"), ([[1.5, 2.0], [3.0]],
                                                     "rows of unequal lengths")]:
+        found = "holding None" if kind is None else f"of {kind}"  # (was 'of NoneType')
         with pytest.raises(InputTypeError) as info:  # what was found, not the rows' list
             hf.vector_blur(frame, velocity, bad)
-        assert str(info.value) == (f"depth is a list of {found}; depth takes numbers "
+        assert str(info.value) == (f"depth is a list {found}; depth takes numbers "
                                    "(metres): give an array of metres (np.asarray(depth, "
                                    "np.float32))")
         with pytest.raises(InputTypeError) as info:  # velocity's said the same way
             hf.vector_blur(frame, bad, depth)  # (was "velocity has dtype <U1; expected ...")
-        assert str(info.value) == (f"velocity is a list of {found}; velocity takes numbers "
+        assert str(info.value) == (f"velocity is a list {found}; velocity takes numbers "
                                    "(pixels a frame, x to the right and y down): give an "
                                    "array of shape (1, 6, 5, 2) (or (6, 5, 2) for one frame)")
     with pytest.raises(InputTypeError, match=r"^frames is a list holding builtins\.list; a "
                        r"list takes frames: give an array of a pixel type \(np\.asarray\("
                        r"frames, np\.uint8\)\)$"):  # (frames' numbers need their dtype)
         hf.motion_blur(frames.tolist(), 2)
+
+
+def test_a_value_of_no_numbers_is_said_with_its_dtype_and_article(rng):
+    """Was: a complex or bool tensor "velocity is a torch.Tensor" (float tensors are taken:
+    its dtype is what is wrong), "a ellipsis", "a object" and [None] "a list of NoneType"."""
+    frame, depth = clip(rng, 1)[0], metres(rng, 1)[0]
+    vectors = rng.uniform(-3, 3, (H, W, 2))
+    for bad, held in [(torch.from_numpy(vectors.astype(np.complex64)),
+                       "a torch.Tensor of complex64"),
+                      (torch.from_numpy(vectors > 0), "a torch.Tensor of bool"),
+                      (..., "an ellipsis"), (object(), "an object"), ("fast", "a str"),
+                      ([None], "a list holding None")]:
+        with pytest.raises(InputTypeError) as info:
+            hf.vector_blur(frame, bad, depth)
+        assert str(info.value) == (f"velocity is {held}; velocity takes numbers (pixels a "
+                                   "frame, x to the right and y down): give an array of shape "
+                                   "(1, 6, 5, 2) (or (6, 5, 2) for one frame)")
+    want = hf.vector_blur(frame, vectors.astype(np.float32), depth)  # a float tensor: taken
+    np.testing.assert_array_equal(
+        hf.vector_blur(frame, torch.from_numpy(vectors.astype(np.float32)), depth), want)
 
 
 def test_a_list_of_tensors_is_frames_and_gives_a_tensor(rng):
