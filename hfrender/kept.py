@@ -29,10 +29,12 @@ class Kept:
         _all.add(self)
 
     def __len__(self) -> int:
-        return len(self._items)
+        with self._lock:
+            return len(self._items)
 
     def __iter__(self) -> Any:
-        return iter(list(self._items))
+        with self._lock:
+            return iter(list(self._items))
 
     def values(self) -> list[Any]:
         with self._lock:
@@ -69,9 +71,12 @@ class Kept:
 _all: weakref.WeakSet[Kept] = weakref.WeakSet()
 
 
-def _after_fork() -> None:  # a child forked while another thread held a store's lock
+def _after_fork() -> None:
+    """A child forked while another thread held a store's lock: a new lock, and the bytes
+    counted again from the values (a fork mid-``put`` left them off by one value's)."""
     for kept in list(_all):
         kept._lock = threading.Lock()
+        kept.held = sum(value.nbytes for value in kept._items.values())
 
 
 if hasattr(os, "register_at_fork"):

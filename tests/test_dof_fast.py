@@ -501,6 +501,7 @@ def test_the_cuda_layers_make_a_frames_disks_once_however_many_it_has(dev, rng, 
 
     from hfrender.backends.cuda import dof as cuda_dof
     from hfrender.backends.cuda import dof_steps
+    from hfrender.kept import Kept
 
     made = []
     real = dof_steps.disk_spectrum
@@ -512,6 +513,11 @@ def test_the_cuda_layers_make_a_frames_disks_once_however_many_it_has(dev, rng, 
     first = cuda_dof.defocus_frames(own, lin, depths, [lens])
     n = len(made)
     assert n > 0 and len(set(map(repr, made))) == n  # each disk made once
+    stores = []  # (was: a new Kept built for each disk asked, setdefault's argument)
+    monkeypatch.setattr(dof_steps, "Kept", lambda *a: stores.append(a) or Kept(*a))
     again = cuda_dof.defocus_frames(own, lin, depths, [lens])
-    assert len(made) == n  # none made again
+    assert len(made) == n and stores == []  # none made again, the store kept
     np.testing.assert_array_equal(again, first)
+    own._tables.clear()
+    cuda_dof.defocus_frames(own, lin, depths, [lens])
+    assert len(made) == 2 * n and len(stores) == 1  # a device without one: built once

@@ -87,3 +87,30 @@ def test_a_focus_pull_shares_its_disks_spectra_between_calls_and_draws_as_each_a
     for i in range(12):
         dof_transforms._spectra.clear()
         assert np.array_equal(pulled(i), warm[i]), i
+
+
+def test_a_child_forked_mid_put_counts_its_bytes_again_and_size_reads_wait_for_the_lock():
+    """Was: after a fork only the lock was new, so a child forked while another thread was
+    between a put's two counts kept a ``held`` off by that value for good; and len() and
+    iteration read the dict while a put might be changing it."""
+    import threading
+
+    from hfrender import kept as kept_module
+
+    kept = kept_module.Kept(1000)
+    for k, n in [("a", 100), ("b", 30)]:
+        kept.put(k, np.zeros(n, np.uint8))
+    kept.held = 230  # (as a fork leaves it between a put's pop and its new value's count)
+    kept_module._after_fork()
+    assert kept.held == 130 and not kept._lock.locked()
+    seen = []
+    with kept._lock:  # (a put under way in another thread)
+        readers = [threading.Thread(target=lambda: seen.append(len(kept))),
+                   threading.Thread(target=lambda: seen.append(list(kept)))]
+        for reader in readers:
+            reader.start()
+        readers[0].join(0.2), readers[1].join(0.2)
+        assert seen == []  # both wait for the put
+    for reader in readers:
+        reader.join(5)
+    assert sorted(map(str, seen)) == ["2", "['a', 'b']"]

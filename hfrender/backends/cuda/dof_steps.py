@@ -117,7 +117,9 @@ class Ops(SplatOps):
         for the next frames and calls as on the CPU (:class:`hfrender.kept.Kept`: the 32
         newest had been kept, fewer than a 640x360 frame's 35 at 64 px on the H200, so
         every call made all of them again: 13 of its 38 ms)."""
-        kept = self.dev._tables.setdefault("dof-disks", Kept(SPECTRA_BYTES))
+        kept = self.dev._tables.get("dof-disks")
+        if kept is None:  # (built only when missing: was one per call, setdefault's argument)
+            kept = self.dev._tables.setdefault("dof-disks", Kept(SPECTRA_BYTES))
         side = side if self.blades % 2 else FAR  # a round or even disk turned over is itself
         key = (area, shape, self.blades, side)  # (a disk's first offsets: any max_d2's)
         spectrum = kept.get(key)
