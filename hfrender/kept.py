@@ -4,8 +4,9 @@ CUDA), the splats' stamps, text rasters.
 
 Each value's ``nbytes`` is read once as it comes in and once as it goes: the bytes held are
 counted as they change. (Was: every value kept was summed again at each new one; a stream
-pulling focus a little each call makes new disks every call, and at 64x36 the 256 MB of
-spectra are over 10 000 of them: a cost per call growing with what is kept.)
+pulling focus a little each call makes new disks as its blur changes, 547 kept after 1800
+calls of a 64x36 frame (focus 2 m + 3 mm a call, f/1.4, 150 mm): a cost per call growing
+with what is kept.)
 """
 
 from __future__ import annotations
