@@ -26,7 +26,7 @@ from typing import Any
 
 import numpy as np
 
-from hfrender.dof_layers import NEAR, disk_tables
+from hfrender.dof_layers import FAR, NEAR, disk_tables
 from hfrender.kept import Kept
 
 SPLAT_BUDGET = 1.0  # the splats' disks' pixels, at most this many times the frame's
@@ -194,11 +194,16 @@ def _stamp(disk: tuple[int, int], area: int, side: int) -> tuple[int, np.ndarray
     (:func:`hfrender.dof_layers.disk_tables`' arguments) as a dense (2r + 1)^2 mask of
     float32 ones, and its reach r; kept, each thread its own, least recently used out first
     past :data:`STAMP_BYTES` (a frame's 15 disks cost 0.5 ms to draw, a third of their
-    adding; a 400 px disk's mask is 0.6 MB)."""
+    adding; a 400 px disk's mask is 0.6 MB). Kept by the disk, as the spectra are: the
+    first ``area`` offsets of any ``max_d2``'s tables (whole rings), so calls a focus pull
+    apart share them (were kept by ``max_d2`` too, which a pull changes); a round or even
+    disk turned over is itself."""
     kept = getattr(_kept, "stamps", None)
     if kept is None:
         kept = _kept.stamps = Kept(STAMP_BYTES)
-    key = (disk, area, side)
+    blades = disk[1]
+    side = side if blades % 2 else FAR
+    key = (area, blades, side)
     mask = kept.get(key)
     if mask is not None:
         return mask.shape[0] // 2, mask

@@ -171,4 +171,29 @@ def test_the_stamps_kept_are_the_disks_within_their_budget(monkeypatch):
             assert dof_splats._stamp(disk, area, side)[1] is mask  # kept
     kept = dof_splats._kept.stamps
     assert sum(m.nbytes for m in kept.values()) <= dof_splats.STAMP_BYTES
-    assert list(kept)[-1] == (disk, 400, NEAR) and len(kept) < 10
+    assert list(kept)[-1] == (400, 5, NEAR) and len(kept) < 10  # (area, blades, side)
+
+
+def test_a_focus_pull_shares_its_stamps_between_calls_and_draws_as_each_alone(rng,
+                                                                           monkeypatch):
+    """A disk of ``area`` pixels is the same disk whatever its call's largest blur (its
+    tables' ``max_d2``: the first ``area`` offsets, whole rings): the stamps were kept by
+    ``max_d2`` too, which a focus pulled each call changes, so calls drew their own (as the
+    spectra were until c18997df). The pull draws bit for bit as each call with none kept."""
+    from hfrender.dof_layers import disk_tables
+
+    img = np.full((H, W, 3), 0.1, np.float32)
+    ys, xs = rng.integers(10, H - 10, 12), rng.integers(5, W - 10, 12)
+    img[ys, xs] = rng.uniform(20, 200, (12, 3)).astype(np.float32)
+    drawn = []
+    monkeypatch.setattr(dof_splats, "disk_tables", lambda *a: drawn.append(a) or disk_tables(*a))
+    monkeypatch.setattr(dof_splats, "_kept", __import__("threading").local())
+
+    def pulled(i):
+        return hf.depth_of_field(img, wall(), **dict(LENS, focus_distance=1.5 + 0.05 * i))
+
+    warm = [pulled(i) for i in range(12)]
+    assert 10 < len(drawn) <= 30, len(drawn)  # (24 disks; 52 drawn before)
+    for i in range(12):
+        monkeypatch.setattr(dof_splats, "_kept", __import__("threading").local())
+        assert np.array_equal(pulled(i), warm[i]), i
