@@ -37,7 +37,6 @@ def files_said(output: str, first: int, count: int) -> str:
     return said if count == 1 else f"{said} .. {name % (first + count - 1)}"
 
 
-
 def sequence_name(text: str) -> str:
     """An image sequence named as Blender and Nuke name them, ``frames/####.png`` or
     ``shot.####.exr``, as the printf pattern hfrender reads (``%04d``): the last run of
@@ -72,6 +71,7 @@ def typed_output(output: str) -> str:
     :func:`sequence_name` made of it (a refusal named the pattern, never typed: a trial),
     else as it is."""
     return _TYPED.get(output, output)
+
 
 def is_picture(path: str) -> bool:
     """Whether ``path`` names one picture (``out.png``, ``out.exr``: fx's output of
