@@ -6,6 +6,7 @@ import errno
 import json
 import math
 import numbers
+import os
 import shlex
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -165,23 +166,31 @@ def _open_files_said(exc: OSError) -> str:
             "(ulimit -n 1024), then run again")
 
 
-def _too_large_said(exc: OSError) -> str:
-    """What a file too large (EFBIG) met: the shell's file size limit, with its value (was
-    "File too large" alone), or the file system's largest file."""
+def _too_large_said(exc: OSError, path: str | os.PathLike | None) -> str:
+    """What a file too large (EFBIG) met: this process's file size limit, with its value
+    (was "File too large" alone), where the file at ``path`` (else ``exc``'s) reached it;
+    else the file system's largest file (was the limit's whenever one was set: a file
+    system's own cap under a larger ulimit -f); both where the file's size is unknown."""
     if exc.errno != errno.EFBIG:
         return ""
     from hfrender.limits import NO_LIMIT, file_size_limit, file_size_limit_said
 
-    if file_size_limit() >= NO_LIMIT:
-        return " (more than this file system holds in one file)"
-    return f" (this shell's file size limit: {file_size_limit_said()})"
+    limit, full = file_size_limit(), "more than this file system holds in one file"
+    try:
+        size: int | None = os.stat(path if path is not None else exc.filename).st_size
+    except (OSError, TypeError, ValueError):  # (gone, or no file named)
+        size = None
+    if limit >= NO_LIMIT or (size is not None and size < limit):
+        return f" ({full})"
+    said = f"this process's file size limit: {file_size_limit_said()}"
+    return f" ({said})" if size is not None else f" ({said}; or {full})"
 
 
-def os_said(exc: OSError) -> str:
-    """What the system said of ``exc``, with the file size limit's value where it was met
-    (``File too large (this shell's file size limit: ulimit -f 4, at most 4.1 KB a file)``;
-    was "File too large" alone)."""
-    return f"{exc.strerror or exc}{_too_large_said(exc)}"
+def os_said(exc: OSError, path: str | os.PathLike | None = None) -> str:
+    """What the system said of ``exc``, with the file size limit's value where the file
+    (``path``, read before it is removed) reached it (``File too large (this process's
+    file size limit: 4096 bytes, ulimit -f 4)``; was "File too large" alone)."""
+    return f"{exc.strerror or exc}{_too_large_said(exc, path)}"
 
 
 def system_refused(exc: BaseException) -> SystemRefused | None:

@@ -108,11 +108,12 @@ def file_size_limit() -> int:
 
 
 def file_size_limit_said() -> str:
-    """``ulimit -f 4, at most 4.1 KB a file`` (the shell's 1024-byte blocks), or ``ulimit -f``
-    where no limit is set now."""
-    from hfrender.sizes import bytes_said
-
+    """``4096 bytes, ulimit -f 4`` (bash's 1024-byte blocks); ``4100 bytes, set in bytes:
+    ulimit -f shows 4`` for a limit ``prlimit --fsize`` set (was 'ulimit -f 4', rounded
+    down); ``ulimit -f`` where no limit is set now."""
     limit = file_size_limit()
     if limit >= NO_LIMIT:
         return "ulimit -f"
-    return f"ulimit -f {limit // 1024}, at most {bytes_said(limit)} a file"
+    blocks = limit // 1024
+    return (f"{limit} bytes, ulimit -f {blocks}" if limit % 1024 == 0 else
+            f"{limit} bytes, set in bytes: ulimit -f shows {blocks}")

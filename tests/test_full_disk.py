@@ -72,7 +72,8 @@ def test_an_ffmpeg_stopped_by_a_file_size_limit_says_which_limit():
     from hfrender.io.ffmpeg import crashed
 
     assert crashed(-signal.SIGXFSZ, copying=True) == (
-        "ffmpeg was stopped by SIGXFSZ: a file grew past the file size limit (ulimit -f)")
+        "ffmpeg was stopped by SIGXFSZ: a file grew past this process's file size limit "
+        "(ulimit -f)")
 
 
 def test_a_join_whose_list_cannot_be_written_leaves_no_list(tmp_path, full_list):

@@ -87,8 +87,8 @@ def crashed(code: int, said: str = "", copying: bool = False) -> str:
     if name == "SIGKILL":
         return f"ffmpeg was killed (SIGKILL: out of memory, or kill -9){told}"
     if name == "SIGXFSZ":  # (said no more, a trial)
-        return ("ffmpeg was stopped by SIGXFSZ: a file grew past the file size limit "
-                f"({file_size_limit_said()}){told}")
+        return ("ffmpeg was stopped by SIGXFSZ: a file grew past this process's file size "
+                f"limit ({file_size_limit_said()}){told}")
     if name not in CRASHES:
         return f"ffmpeg was stopped by {name}{told}"
     if not copying:

@@ -343,5 +343,6 @@ def write_image(output: str, image: object) -> None:
         os.replace(tmp, out)
         sync_folder(out.parent)
     except OSError as exc:
+        said = os_said(exc, tmp)  # (its size: whether the file size limit was met)
         discard(str(tmp), made)
-        raise WriteFailed(f"cannot write {output}: {os_said(exc)}") from None
+        raise WriteFailed(f"cannot write {output}: {said}") from None

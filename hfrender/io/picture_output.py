@@ -40,7 +40,7 @@ class PictureWriter(Closing):
         try:
             write_picture(self.path, frame)
         except OSError as exc:
-            raise WriteFailed(f"cannot write {self.path}: {os_said(exc)}") from None
+            raise WriteFailed(f"cannot write {self.path}: {os_said(exc, self.path)}") from None
         self.frames_written += 1
 
     def close(self) -> None:

@@ -335,8 +335,9 @@ class PngSequenceWriter(Closing):
                           None if self.passes is None else self.passes(self.index))
             os.replace(tmp, path)  # a file either is a whole frame or is not there
         except OSError as exc:
+            said = os_said(exc, tmp)  # (its size: whether the file size limit was met)
             Path(tmp).unlink(missing_ok=True)
-            raise WriteFailed(f"cannot write {path}: {os_said(exc)}") from None
+            raise WriteFailed(f"cannot write {path}: {said}") from None
         self.index += 1
         self.frames_written += 1
 
