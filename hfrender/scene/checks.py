@@ -24,6 +24,7 @@ import numpy as np
 
 from hfrender.color import shown
 from hfrender.errors import InputError
+from hfrender.scene.drawable import LARGEST, drawable, finite_number
 from hfrender.scene.other_names import (
     BLENDER_FOV,
     GROUP,
@@ -288,21 +289,6 @@ def finite(what: str, value: object, *, low: float | None = None,
     return float(value)
 
 
-# a place, size or turn past this is refused: the GPU draws in float32, whose largest
-# number (3.4e38) a normal matrix's products of two scales pass beyond 1.8e19
-LARGEST = 1e18
-
-
-def drawable(what: str, value: object, numbers: Sequence[float]) -> None:
-    """One line where a number of ``value`` is past :data:`LARGEST` (was: the object
-    silently gone, or lit wrong, with NumPy's overflow warning from hfrender's code)."""
-    big = max((abs(v) for v in numbers), default=0.0)
-    if big > LARGEST:
-        raise InputError(f"{what}={shown(value)}: {big:g} is past {LARGEST:g}, more than the "
-                         "GPU's float32 can draw; scale the scene down (and camera.far with "
-                         "it)")
-
-
 _PLAIN = (float, int)  # (not bool, nor NumPy's: those go the whole way)
 
 
@@ -317,7 +303,7 @@ def vector3(what: str, value: object, meaning: str = "(x, y, z)") -> tuple[float
                          "its position (e.g. self.ball.position), set in update(t) to follow "
                          "it as it moves")  # (was: the object's whole repr, cut short)
     if not (isinstance(items, Sequence) and not isinstance(items, str) and len(items) == 3
-            and all(real(v) and math.isfinite(v) for v in items)):
+            and all(real(v) and finite_number(v) for v in items)):
         raise InputError(f"{what}={shown(value)} must be 3 finite numbers {meaning}")
     drawable(what, value, items)
     return tuple(float(v) for v in items)
@@ -329,7 +315,7 @@ def scale(what: str, value: object) -> float | tuple[float, ...]:
         value = value.item()
     if isinstance(value, (Sequence, np.ndarray)) and not isinstance(value, str):
         return vector3(what, value, "(x, y, z), or one number")
-    if not (real(value) and math.isfinite(value)):
+    if not (real(value) and finite_number(value)):
         raise InputError(f"{what}={shown(value)} must be a finite number, or 3 (x, y, z)")
     drawable(what, value, [value])
     return float(value)

@@ -1,0 +1,42 @@
+"""How large a number a scene may hold: a place, size or turn past :data:`LARGEST` is one
+line naming it exactly (the GPU draws in float32)."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from numbers import Integral, Real
+
+from hfrender.color import shown
+from hfrender.errors import InputError
+
+# a place, size or turn past this is refused: the GPU draws in float32, whose largest
+# number (3.4e38) a normal matrix's products of two scales pass beyond 1.8e19
+LARGEST = 1e18
+
+
+def drawable(what: str, value: object, numbers: Sequence[float]) -> None:
+    """One line where a number of ``value`` is past :data:`LARGEST` (was: the object
+    silently gone, or lit wrong, with NumPy's overflow warning from hfrender's code)."""
+    big = max((abs(v) for v in numbers), default=0.0)
+    if big > LARGEST:
+        raise InputError(f"{what}={shown(value)}: {_exactly(big)} is past {LARGEST:g}, more "
+                         "than the GPU's float32 can draw; scale the scene down (and "
+                         "camera.far with it)")
+
+
+def _exactly(number: float) -> str:
+    """``number`` exactly (10**18 + 1 was '1e+18'); past 30 digits 'a whole number of N
+    digits' (10**400 was an OverflowError); else its float's shortest exact repr."""
+    digits = str(int(number)) if isinstance(number, Integral) else ""
+    if digits:
+        return digits if len(digits) <= 30 else f"a whole number of {len(digits)} digits"
+    return repr(float(number)) if abs(number) < 1e308 else shown(number)
+
+
+def finite_number(number: Real) -> bool:
+    """``math.isfinite`` of ``number``, a whole number past any float finite too."""
+    try:
+        return math.isfinite(number)
+    except OverflowError:  # (a whole number past any float is: 10**400's was raised)
+        return True
