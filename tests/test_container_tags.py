@@ -161,3 +161,14 @@ def test_chapters_are_kept_with_or_without_a_soundtrack(tmp_path, clip_name, off
     # no other stream came with them (an MP4 holds its chapters in a text track of its own)
     assert said.count(": Video: ") == 1 and ": Audio: " not in said, said
     assert (", start 0.500000" in said.split(": Video: ")[1].split("\n")[0]) == (offset > 0)
+
+
+def test_a_line_after_an_escaped_newline_is_the_same_value():
+    """The line after an escaped newline was read as a new line: a title "Trip<LF>[day 2]
+    beach" ended the file's tags at its '[' (none read), and a ';' or '#' starting it made
+    a comment of the rest. Now it is the value's, the tags beside it read too."""
+    text = (";FFMETADATA1\nDATE=2024\ntitle=Trip\\\n[day 2] beach\\\n;night\\\n#3\n"
+            "ARTIST=Ann\n")
+    assert parse_ffmetadata(text) == (("DATE", "2024"),
+                                      ("title", "Trip\n[day 2] beach\n;night\n#3"),
+                                      ("ARTIST", "Ann"))

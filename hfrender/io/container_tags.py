@@ -42,6 +42,7 @@ def parse_ffmetadata(text: str) -> tuple[tuple[str, str], ...]:
     key: str | None = None
     at_start, escaped, skip = True, False, False
     for ch in text.split("\n", 1)[-1] + "\n":  # after ";FFMETADATA1"
+        was_escaped = escaped  # (an escaped newline starts no line: it is the value's)
         if skip or (at_start and ch in ";#"):  # a comment line
             skip = ch != "\n"
         elif at_start and ch == "[":  # the first section: the file's own tags end
@@ -59,7 +60,7 @@ def parse_ffmetadata(text: str) -> tuple[tuple[str, str], ...]:
             key, field = None, []
         else:
             field.append(ch)
-        at_start = ch == "\n" and not escaped
+        at_start = ch == "\n" and not was_escaped
     # a time ffmpeg found twice (a MOV's own and its keys', "T1;T1") is read as its first:
     # the muxer takes one time alone (the output had none)
     return tuple((k, v.split(";")[0] if k.lower() == "creation_time" else v)
