@@ -4,13 +4,14 @@ model (QuickTime keys too), chapters; hfrender's own mark kept its own."""
 import random
 import re
 import subprocess
-from datetime import datetime, timezone
+from datetime import datetime, timedelta, timezone
+from pathlib import Path
 
 import imageio_ffmpeg
 import pytest
 
 from hfrender.cli import main
-from hfrender.io.container_tags import parse_ffmetadata
+from hfrender.io.container_tags import apple_date, parse_ffmetadata
 
 FFMPEG = imageio_ffmpeg.get_ffmpeg_exe()
 W, H = 64, 32
@@ -103,28 +104,54 @@ def tags_of(path) -> list[tuple[str, str]]:
     return [tuple(x.split("=", 1)) for x in said.split("\n[")[0].splitlines()[1:]]
 
 
-@pytest.mark.parametrize("name", ["out.mov", "out.mp4"])
-def test_quicktime_keys_leave_one_creation_time_and_the_title(tmp_path, name):
-    """The MP4/MOV muxer writes QuickTime's keys only as it writes every tag then (mdta):
-    the creation time was written there too, beside the movie header's, and read back
-    "T;T" (no time a gallery parses). Now once: as an iPhone writes it, its key
-    ``com.apple.quicktime.creationdate``; the title and the place beside it."""
+def movie_header_time(path) -> datetime:
+    """The creation time in the movie header (mvhd, version 0: seconds since 1904), which
+    Windows, Google Photos and Android galleries read."""
+    data = path.read_bytes()
+    at = data.index(b"mvhd") + 4
+    assert data[at] == 0, "mvhd version 1"
+    seconds = int.from_bytes(data[at + 4:at + 8], "big")
+    return datetime(1904, 1, 1, tzinfo=timezone.utc) + timedelta(seconds=seconds)
+
+
+@pytest.mark.parametrize("name, key", [
+    ("out.mov", "com.apple.quicktime.location.ISO6709=+37.3349-122.0090+010.000/"),
+    ("out.mp4", "com.android.version=14")])
+def test_quicktime_keys_keep_the_movie_headers_time(tmp_path, name, key):
+    """With QuickTime's keys (an iPhone's place, an Android clip's version) the creation
+    time was written only as ``com.apple.quicktime.creationdate``, the movie header's
+    (mvhd) left 0: Windows, Google Photos and Android galleries read that one. Now the
+    header has it, and the key too, in Apple's form, where the footage had none; ffmpeg
+    lists ``creation_time`` twice (the muxer writes it as a key as well)."""
+    clip = tmp_path / f"in{Path(name).suffix}"
+    subprocess.run([FFMPEG, "-hide_banner", "-loglevel", "error", "-y", "-f", "lavfi", "-i",
+                    f"testsrc2=s={W}x{H}:r=25:d=0.2", "-pix_fmt", "yuv420p", "-movflags",
+                    "use_metadata_tags", "-metadata", "creation_time=2024-05-01T10:00:00Z",
+                    "-metadata", "title=Holiday", "-metadata", key, str(clip)], check=True)
+    out = tmp_path / name
+    assert main(["fx", str(clip), "-o", str(out), "--motion-blur", "2", "--quiet"]) == 0
+    assert movie_header_time(out) == datetime(2024, 5, 1, 10, tzinfo=timezone.utc)
+    tags = tags_of(out)
+    assert ("com.apple.quicktime.creationdate", "2024-05-01T10:00:00+0000") in tags, tags
+    assert ("creation_time", "2024-05-01T10:00:00.000000Z\\;2024-05-01T10:00:00.000000Z"
+            ) in tags, tags
+    assert {("title", "Holiday"), tuple(key.split("=", 1))} <= set(tags), tags
+
+
+def test_an_iphones_own_creationdate_is_kept_as_it_was(tmp_path):
+    """Footage with its own ``com.apple.quicktime.creationdate`` (an iPhone's, its local
+    offset) keeps it as it came; the movie header takes the creation time."""
     clip = tmp_path / "in.mov"
     subprocess.run([FFMPEG, "-hide_banner", "-loglevel", "error", "-y", "-f", "lavfi", "-i",
                     f"testsrc2=s={W}x{H}:r=25:d=0.2", "-pix_fmt", "yuv420p", "-movflags",
                     "use_metadata_tags", "-metadata", "creation_time=2024-05-01T10:00:00Z",
-                    "-metadata", "title=Holiday", "-metadata",
-                    "com.apple.quicktime.location.ISO6709=+37.3349-122.0090+010.000/",
+                    "-metadata", "com.apple.quicktime.creationdate=2024-05-01T12:00:00+0200",
                     str(clip)], check=True)
-    out = tmp_path / name
+    out = tmp_path / "out.mov"
     assert main(["fx", str(clip), "-o", str(out), "--motion-blur", "2", "--quiet"]) == 0
-    tags = tags_of(out)
-    times = [v for k, v in tags if k in ("creation_time", "com.apple.quicktime.creationdate")]
-    assert len(times) == 1, tags
-    assert datetime.fromisoformat(times[0].replace("Z", "+00:00")) == datetime(
-        2024, 5, 1, 10, tzinfo=timezone.utc), tags
-    assert {("title", "Holiday"), ("com.apple.quicktime.location.ISO6709",
-                                   "+37.3349-122.0090+010.000/")} <= set(tags), tags
+    assert movie_header_time(out) == datetime(2024, 5, 1, 10, tzinfo=timezone.utc)
+    dates = [v for k, v in tags_of(out) if k == "com.apple.quicktime.creationdate"]
+    assert dates == ["2024-05-01T12:00:00+0200"]
 
 
 AT_START = [("0.000000", "0.120000", "Intro"), ("0.120000", "0.240000", "Main part")]
@@ -172,3 +199,13 @@ def test_a_line_after_an_escaped_newline_is_the_same_value():
     assert parse_ffmetadata(text) == (("DATE", "2024"),
                                       ("title", "Trip\n[day 2] beach\n;night\n#3"),
                                       ("ARTIST", "Ann"))
+
+
+def test_apples_creationdate_is_said_in_utc_from_the_creation_time():
+    """The key an iPhone writes, ``%Y-%m-%dT%H:%M:%S+0000`` (UTC); none from a time ISO 8601
+    does not read, nor where the footage has its own."""
+    assert apple_date((("creation_time", "2024-05-01T12:30:05.250000+02:00"),)) == (
+        ("com.apple.quicktime.creationdate", "2024-05-01T10:30:05+0000"),)
+    assert apple_date((("creation_time", "May 1st"),)) == ()
+    assert apple_date((("creation_time", "2024-05-01T10:00:00Z"),
+                       ("com.apple.quicktime.creationdate", "2024-05-01T12:00:00+0200"))) == ()

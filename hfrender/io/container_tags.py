@@ -10,6 +10,7 @@ way (:func:`hfrender.io.ffmpeg.timecode_options`). Each container keeps what it 
 from __future__ import annotations
 
 import subprocess
+from datetime import datetime, timezone
 from pathlib import Path
 
 from hfrender.io.ffmpeg_binary import ffmpeg_exe
@@ -77,16 +78,33 @@ def quicktime_keys(tags: tuple[tuple[str, str], ...]) -> str:
 
 
 def tag_options(output: str, tags: tuple[tuple[str, str], ...]) -> list[str]:
-    """``-metadata key=value`` for each of ``tags`` (a GIF holds none). An MP4 or MOV
-    written with QuickTime's keys (:func:`quicktime_keys`) takes the creation time as an
-    iPhone writes it, ``com.apple.quicktime.creationdate``, and not as ``creation_time``:
-    that the muxer wrote twice, as a key and in the movie header, read back "T;T" (no time
-    a gallery parses); its header's time is then left unset."""
+    """``-metadata key=value`` for each of ``tags`` (a GIF holds none). The creation time
+    is always ``creation_time``: the MP4/MOV muxer writes it in the movie header (mvhd),
+    which Windows, Google Photos and Android galleries read (it was left 0 where QuickTime
+    keys were written); one written with QuickTime's keys (:func:`quicktime_keys`) also
+    gets ``com.apple.quicktime.creationdate`` in Apple's form where the footage had none.
+    Such an output's ``creation_time`` is read back "T;T" (the muxer writes it as a key
+    too): :func:`parse_ffmetadata` takes the first."""
     suffix = Path(output).suffix.lower()
     if suffix == ".gif":
         return []
     if suffix in (".mp4", ".mov") and quicktime_keys(tags):
-        keys = {k.lower() for k, _ in tags}
-        tags = tuple((DATE if k.lower() == "creation_time" else k, v) for k, v in tags
-                     if k.lower() != "creation_time" or DATE.lower() not in keys)
+        tags = tags + apple_date(tags)
     return [x for k, v in tags for x in ("-metadata", f"{k}={v}")]
+
+
+def apple_date(tags: tuple[tuple[str, str], ...]) -> tuple[tuple[str, str], ...]:
+    """``com.apple.quicktime.creationdate`` as an iPhone writes it (``%Y-%m-%dT%H:%M:%S
+    +0000``) from ``tags``' creation time; none where they have that key already, or no
+    creation time ISO 8601 reads."""
+    if any(k.lower() == DATE for k, _ in tags):
+        return ()
+    for key, value in tags:
+        if key.lower() == "creation_time":
+            try:
+                when = datetime.fromisoformat(value.strip())
+            except ValueError:
+                return ()
+            when = when.astimezone(timezone.utc) if when.tzinfo else when
+            return ((DATE, when.strftime("%Y-%m-%dT%H:%M:%S+0000")),)
+    return ()
