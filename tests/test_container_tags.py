@@ -209,3 +209,31 @@ def test_apples_creationdate_is_said_in_utc_from_the_creation_time():
     assert apple_date((("creation_time", "May 1st"),)) == ()
     assert apple_date((("creation_time", "2024-05-01T10:00:00Z"),
                        ("com.apple.quicktime.creationdate", "2024-05-01T12:00:00+0200"))) == ()
+
+
+@pytest.mark.parametrize("name, seconds", [("out.mkv", 0.1), ("out.mp4", 0.1),
+                                           ("out.webm", 10)])
+def test_a_tag_past_an_argument_strings_limit_comes_through(tmp_path, monkeypatch, name,
+                                                             seconds):
+    """A tag over 128 KiB, one argument string past Linux's MAX_ARG_STRLEN as ``-metadata
+    k=v``, crashed fx ("internal error: OSError: [Errno 7] Argument list too long"): the
+    tags go to the final mux as an ffmetadata file now, the join's (.mkv, .mp4: segments
+    of 0.1 s) and the whole file encoder's (.webm), and it is removed after."""
+    monkeypatch.setattr("hfrender.engine.fx_output.SEGMENT_SECONDS", seconds)
+    rng = random.Random(7)
+    long = "".join(rng.choice("abcdefgh ijklmnop=;#") for _ in range(200_000))
+    listing = tmp_path / "tags.txt"
+    listing.write_text(";FFMETADATA1\ndescription=" + re.sub(r"([=;#\\])", r"\\\1", long)
+                       + "\ntitle=Long\n")
+    clip = tmp_path / "in.mkv"
+    subprocess.run([FFMPEG, "-hide_banner", "-loglevel", "error", "-y", "-f", "lavfi", "-i",
+                    f"testsrc2=s={W}x{H}:r=25:d=0.2", "-i", str(listing), "-map", "0:v",
+                    "-map_metadata", "1", "-pix_fmt", "yuv420p", str(clip)], check=True)
+    out = tmp_path / name
+    assert main(["fx", str(clip), "-o", str(out), "--motion-blur", "2", "--quiet"]) == 0
+    said = subprocess.run([FFMPEG, "-hide_banner", "-loglevel", "error", "-i", str(out),
+                           "-map_metadata", "0", "-f", "ffmetadata", "-"],
+                          capture_output=True, check=True).stdout.decode()
+    tags = {k.lower(): v for k, v in parse_ffmetadata(said)}  # (Matroska's: DESCRIPTION)
+    assert tags["description"] == long and tags["title"] == "Long", sorted(tags)
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted(["in.mkv", "tags.txt", name])

@@ -9,6 +9,7 @@ way (:func:`hfrender.io.ffmpeg.timecode_options`). Each container keeps what it 
 
 from __future__ import annotations
 
+import re
 import subprocess
 from datetime import datetime, timezone
 from pathlib import Path
@@ -77,20 +78,49 @@ def quicktime_keys(tags: tuple[tuple[str, str], ...]) -> str:
     return "+use_metadata_tags" if any("." in k for k, _ in tags) else ""
 
 
-def tag_options(output: str, tags: tuple[tuple[str, str], ...]) -> list[str]:
-    """``-metadata key=value`` for each of ``tags`` (a GIF holds none). The creation time
-    is always ``creation_time``: the MP4/MOV muxer writes it in the movie header (mvhd),
-    which Windows, Google Photos and Android galleries read (it was left 0 where QuickTime
-    keys were written); one written with QuickTime's keys (:func:`quicktime_keys`) also
-    gets ``com.apple.quicktime.creationdate`` in Apple's form where the footage had none.
-    Such an output's ``creation_time`` is read back "T;T" (the muxer writes it as a key
-    too): :func:`parse_ffmetadata` takes the first."""
+def output_tags(output: str, tags: tuple[tuple[str, str], ...]
+                ) -> tuple[tuple[str, str], ...]:
+    """The tags ``output`` gets of ``tags`` (a GIF holds none). The creation time is always
+    ``creation_time``: the MP4/MOV muxer writes it in the movie header (mvhd), which
+    Windows, Google Photos and Android galleries read (it was left 0 where QuickTime keys
+    were written); one written with QuickTime's keys (:func:`quicktime_keys`) also gets
+    ``com.apple.quicktime.creationdate`` in Apple's form where the footage had none. Such
+    an output's ``creation_time`` is read back "T;T" (the muxer writes it as a key too):
+    :func:`parse_ffmetadata` takes the first."""
     suffix = Path(output).suffix.lower()
     if suffix == ".gif":
-        return []
+        return ()
     if suffix in (".mp4", ".mov") and quicktime_keys(tags):
-        tags = tags + apple_date(tags)
-    return [x for k, v in tags for x in ("-metadata", f"{k}={v}")]
+        return tags + apple_date(tags)
+    return tags
+
+
+def write_tags(path: Path, output: str, tags: tuple[tuple[str, str], ...]) -> bool:
+    """The tags ``output`` gets (:func:`output_tags`) written to ``path`` as an ffmetadata
+    file (``=``, ``;``, ``#``, ``\\`` and a newline escaped), which the final mux reads
+    (:func:`tag_options`): as ``-metadata k=v`` a tag over 128 KiB was one argument past
+    Linux's MAX_ARG_STRLEN, "Argument list too long". False (nothing written) for none."""
+    kept = output_tags(output, tags)
+    if not kept:
+        return False
+    lines = "".join(f"{escape(k)}={escape(v)}\n" for k, v in kept)
+    # surrogateescape: bytes that were no UTF-8 in the footage go back as they were
+    path.write_bytes((";FFMETADATA1\n" + lines).encode("utf-8", "surrogateescape"))
+    return True
+
+
+def escape(text: str) -> str:
+    """``text`` as an ffmetadata file holds it: ``=``, ``;``, ``#``, ``\\``, a newline and a
+    CR (else a line's end: what follows it was lost) after a backslash."""
+    return re.sub(r"([=;#\\\n\r])", r"\\\1", text)
+
+
+def tag_options(tags_file: str | None, index: int) -> tuple[list[str], list[str]]:
+    """The input options reading ``tags_file`` (:func:`write_tags`; None: no tags) and the
+    output's ``-map_metadata`` taking its tags, it being input ``index``."""
+    if tags_file is None:
+        return [], []
+    return ["-f", "ffmetadata", "-i", tags_file], ["-map_metadata", str(index)]
 
 
 def apple_date(tags: tuple[tuple[str, str], ...]) -> tuple[tuple[str, str], ...]:

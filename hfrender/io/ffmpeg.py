@@ -180,7 +180,7 @@ def encode_command(path: str, fps: float, size: tuple[int, int], codec: str, *,
                    audio_from: Soundtrack | None = None, container: str | None = None,
                    timing_file: str | None = None, ts_offset: float | None = None,
                    exe: str | None = None, encoding: Any = None,
-                   segment: bool = False) -> list[str]:
+                   segment: bool = False, tags_file: str | None = None) -> list[str]:
     """ffmpeg reading raw ``pix_fmt_in`` frames of ``size`` on stdin and encoding them to
     ``path`` with ``codec``. ``audio_from``: a file's soundtrack to keep; ``container``:
     the name whose suffix chooses the muxer (when ``path`` is a temporary name);
@@ -189,15 +189,18 @@ def encode_command(path: str, fps: float, size: tuple[int, int], codec: str, *,
     ``encoding``: an :class:`hfrender.io.encoding.Encoding` (--crf, --preset, ...);
     ``segment``: a segment of a joined output, in its container: no index moved first (a
     rewrite of every segment), no timecode track, no container tags (creation time,
-    place: :mod:`hfrender.io.container_tags`): the join gives the output those. A
+    place: :mod:`hfrender.io.container_tags`): the join gives the output those; else
+    ``tags_file`` holds them (:func:`.container_tags.write_tags`; None: no tags). A
     YUV output from RGB frames is converted and tagged as BT.709 (:func:`colour_options`:
     in the timing file's chain, which the caller writes, when there is one)."""
     pix_fmt, params = output_format(codec, gop, encoding, pix_fmt_in)
     colour, tags = output_filters(pix_fmt_in, pix_fmt, codec, encoding)
     rate = frame_rate(fps)
-    audio: list[str] = []
-    if audio_from and codec != "gif":
-        audio = [*audio_input(audio_from), "-map", "0:v:0", "-map", "1:a?",
+    sound = audio_from if codec != "gif" else None
+    meta_in, meta = tag_options(None if segment else tags_file, 1 if sound is None else 2)
+    audio = meta_in  # (an input's options before any output's)
+    if sound is not None:
+        audio = [*audio_input(sound), *meta_in, "-map", "0:v:0", "-map", "1:a?",
                  *audio_options(audio_from, container or path)]
     fmt = ["-f", MUXERS[Path(container).suffix.lower()]] if container else []
     timing = []
@@ -209,8 +212,7 @@ def encode_command(path: str, fps: float, size: tuple[int, int], codec: str, *,
     offset = ["-output_ts_offset", f"{ts_offset:.6f}"] if ts_offset is not None else []
     whole = [] if segment else [
         *player_options(container or path, codec, getattr(encoding, "timecode", ""),
-                        getattr(encoding, "tags", ())),
-        *tag_options(container or path, getattr(encoding, "tags", ()))]
+                        getattr(encoding, "tags", ())), *meta]
     return [ffmpeg_exe(exe), "-hide_banner", "-loglevel", "error", "-y",
             "-f", "rawvideo", "-pix_fmt", pix_fmt_in, "-s", f"{size[0]}x{size[1]}",
             "-r", str(rate), "-avioflags", "direct",  # frames read whole from the pipe
@@ -314,7 +316,8 @@ def mark_options(name: str) -> list[str]:
 def join_command(segments: list[str], output: str, rate: Fraction,
                  audio_from: Soundtrack | None = None, listing: str = "join.txt",
                  exe: str | None = None, timecode: str = "", codec: str = "",
-                 tags: tuple[tuple[str, str], ...] = ()) -> list[str]:
+                 tags: tuple[tuple[str, str], ...] = (),
+                 tags_file: str | None = None) -> list[str]:
     """ffmpeg joining ``segments`` (names in the folder it runs in) into ``output`` by
     stream copy; with ``audio_from``, a file's soundtrack too (:func:`audio_options`).
 
@@ -324,23 +327,26 @@ def join_command(segments: list[str], output: str, rate: Fraction,
     ``listing`` (MP4/MOV segments: the rate's time base; Matroska: whole milliseconds, and
     ``rate`` its declared frame rate).
     ``codec``: the segments' (HEVC is tagged for Apple's players, :func:`player_options`);
-    ``tags``: the footage's container tags, kept (:mod:`hfrender.io.container_tags`)."""
+    ``tags``: the footage's container tags (:mod:`hfrender.io.container_tags`), which
+    ``tags_file`` holds for the output (:func:`.container_tags.write_tags`; None: none)."""
     cmd = [ffmpeg_exe(exe), "-hide_banner", "-loglevel", "error", "-y"]
     if all(name.endswith(".ts") for name in segments):
         cmd += ["-f", "mpegts", "-i", "concat:" + "|".join(segments)]  # small: no guessing
     else:
         cmd += ["-f", "concat", "-safe", "0", "-i", listing]
+    meta_in, meta = tag_options(tags_file, 1 if audio_from is None else 2)
     if audio_from is None:
-        cmd += ["-c", "copy"]
+        cmd += [*meta_in, "-c", "copy"]
     else:
-        cmd += [*audio_input(audio_from), "-map", "0:v:0", "-map", "1:a?", "-c:v", "copy",
+        cmd += [*audio_input(audio_from), *meta_in, "-map", "0:v:0", "-map", "1:a?",
+                "-c:v", "copy",
                 *audio_options(audio_from, output)]
     if Path(output).suffix.lower() in (".mp4", ".mov"):
         cmd += ["-video_track_timescale", str(rate.numerator),
                 *player_options(output, codec, timecode, tags)]
     elif Path(output).suffix.lower() in (".mkv", ".webm"):  # its frame rate, said (of one or
         cmd += ["-r", str(rate)]  # two frames it guessed twice the rate: an audit)
-    return cmd + tag_options(output, tags) + mark_options(output) + [output]
+    return cmd + meta + mark_options(output) + [output]
 
 
 def widen_pipe(stream: Any) -> None:

@@ -9,6 +9,7 @@ import subprocess
 from pathlib import Path
 
 from hfrender.errors import pastable, spelling
+from hfrender.io.container_tags import write_tags
 from hfrender.io.durable import sync_file, sync_folder
 from hfrender.io.ffmpeg import Soundtrack, bare, crashed, frame_rate, join_command
 from hfrender.io.writers import WriteFailed
@@ -27,6 +28,7 @@ def join_again() -> str:
 
 
 JOIN_LIST = "join.txt"  # the concat demuxer's list, beside the segments while they join
+JOIN_TAGS = "tags.txt"  # the output's container tags (ffmetadata), beside it as long
 
 
 def join(files: list[Path], output: str, folder: Path, fps: float,
@@ -34,16 +36,18 @@ def join(files: list[Path], output: str, folder: Path, fps: float,
          tags: tuple[tuple[str, str], ...] = ()) -> None:
     """Concatenate segments into ``output`` without re-encoding the video (atomic
     replace); the soundtrack of ``audio_from``, if any, is added, and the footage's
-    container ``tags`` (its creation time, place: :mod:`.container_tags`)."""
-    listing = folder / JOIN_LIST
+    container ``tags`` (its creation time, place: :mod:`.container_tags`), read from a file
+    (:data:`JOIN_TAGS`: one over 128 KiB is past an argument's length)."""
+    listing, tags_file = folder / JOIN_LIST, folder / JOIN_TAGS
     final = Path(output).resolve()  # through a link at the output, to its file
     tmp = final.with_name(f".{final.name}.joining{final.suffix}")
-    cmd = join_command([f.name for f in files], str(tmp.resolve()), frame_rate(fps),
-                       audio_from, str(listing.name), timecode=timecode, codec=codec,
-                       tags=tags)
     try:  # (the list too: a full disk left an empty one among the segments, a trial)
         # names relative to the list (all segments sit beside it): no quoting of the path
         _write_list(listing, files)
+        tagged = write_tags(tags_file, output, tags)
+        cmd = join_command([f.name for f in files], str(tmp.resolve()), frame_rate(fps),
+                           audio_from, str(listing.name), timecode=timecode, codec=codec,
+                           tags=tags, tags_file=JOIN_TAGS if tagged else None)
         # its own session, as the encoders': a Ctrl-C at the terminal (sent to its whole
         # process group) stopped the join the command holds Ctrl-C for, and it failed
         res = subprocess.run(cmd, capture_output=True, text=True, cwd=folder,
@@ -53,6 +57,7 @@ def join(files: list[Path], output: str, folder: Path, fps: float,
         raise
     finally:
         listing.unlink(missing_ok=True)
+        tags_file.unlink(missing_ok=True)
     if res.returncode != 0:
         tmp.unlink(missing_ok=True)
         last = crashed(res.returncode, bare((res.stderr.strip().splitlines() or [""])[-1]),

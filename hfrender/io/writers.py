@@ -27,6 +27,7 @@ from hfrender.errors import (
     output_said,
     spelling,
 )
+from hfrender.io.container_tags import output_tags, write_tags
 from hfrender.io.ffmpeg import (
     VIDEO_SUFFIXES,
     Soundtrack,
@@ -201,6 +202,25 @@ class Closing:
         self.close()  # type: ignore[attr-defined]
 
 
+def tags_file(output: str, encoding: object) -> str | None:
+    """A temporary ffmetadata file of the container tags ``output`` gets of ``encoding``'s
+    (:func:`hfrender.io.container_tags.write_tags`: a tag over 128 KiB was past an
+    argument's length); None where it gets none."""
+    import tempfile
+
+    tags = getattr(encoding, "tags", ())
+    if not output_tags(output, tags):
+        return None
+    fd, name = tempfile.mkstemp(prefix="hfrender-", suffix=".tags")
+    os.close(fd)
+    try:
+        write_tags(Path(name), output, tags)
+    except BaseException:
+        Path(name).unlink(missing_ok=True)
+        raise
+    return name
+
+
 class VideoWriter(Closing):
     """Frames (H, W, 3) uint8 RGB -> a video file, through the ffmpeg of imageio-ffmpeg.
 
@@ -235,12 +255,13 @@ class VideoWriter(Closing):
             with os.fdopen(fd, "w") as fh:
                 fh.write(timing_script([start + t for t in times], pix_fmt_in, self.codec,
                                        gop, encoding))
+        self._tags = None if segment else tags_file(container or path, encoding)
         self.shape = raw_frame_shape(size, pix_fmt_in)
         self.dtype = np.dtype(raw_dtype(pix_fmt_in))
         cmd = encode_command(path, fps, size, self.codec, gop=gop, pix_fmt_in=pix_fmt_in,
                              audio_from=audio_from, container=container,
                              timing_file=self._timing, ts_offset=ts_offset,
-                             encoding=encoding, segment=segment)
+                             encoding=encoding, segment=segment, tags_file=self._tags)
         self._log = tempfile.TemporaryFile()
         self._proc = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.DEVNULL,
                                       stderr=self._log, start_new_session=True,
@@ -282,8 +303,9 @@ class VideoWriter(Closing):
         except OSError:
             pass
         code = proc.wait()
-        if self._timing is not None:
-            Path(self._timing).unlink(missing_ok=True)
+        for name in (self._timing, self._tags):
+            if name is not None:
+                Path(name).unlink(missing_ok=True)
         out = Path(self.path)
         empty = not out.is_file() or out.stat().st_size == 0
         if self.frames_written == 0 or (code != 0 and empty):
