@@ -237,3 +237,22 @@ def test_a_tag_past_an_argument_strings_limit_comes_through(tmp_path, monkeypatc
     tags = {k.lower(): v for k, v in parse_ffmetadata(said)}  # (Matroska's: DESCRIPTION)
     assert tags["description"] == long and tags["title"] == "Long", sorted(tags)
     assert sorted(p.name for p in tmp_path.iterdir()) == sorted(["in.mkv", "tags.txt", name])
+
+
+def test_a_joins_tags_file_left_by_a_kill_is_hfrenders(tmp_path):
+    """A kill -9 during a join leaves its list and, now, its tags file in the work folder:
+    both are hfrender's, and the next run may take the folder (the tags file, unknown,
+    refused it: "... is there and is not hfrender's")."""
+    from hfrender.io.join import JOIN_LIST, JOIN_TAGS
+    from hfrender.io.work_names import check_work_names, work_names
+    from hfrender.io.writers import WriterError
+
+    out = tmp_path / "shot.mp4"
+    folder = work_names(str(out))[1]
+    folder.mkdir()
+    (folder / JOIN_LIST).write_text("file 'x.mp4'\n")
+    (folder / JOIN_TAGS).write_text(";FFMETADATA1\ntitle=Long\n")
+    check_work_names(str(out))
+    (folder / "notes.txt").write_text("mine")
+    with pytest.raises(WriterError, match="is there and is not hfrender's"):
+        check_work_names(str(out))

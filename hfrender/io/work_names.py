@@ -13,7 +13,7 @@ from pathlib import Path
 
 from hfrender.errors import output_said
 from hfrender.io.frame_marks import SOFTWARE, written_by_hfrender
-from hfrender.io.join import JOIN_LIST
+from hfrender.io.join import JOIN_LIST, JOIN_TAGS
 from hfrender.io.outputs import partial_name, temporary
 from hfrender.io.segment_files import SEGMENT_FILE
 from hfrender.io.segments import MANIFEST, work_dir
@@ -21,9 +21,10 @@ from hfrender.io.sequence_commit import COMMITTING
 from hfrender.io.sequence_names import is_sequence, pattern_files
 from hfrender.io.writers import WriterError
 
-# what hfrender writes in its folders besides frames: manifests, a move's list, segments
+# what hfrender writes in its folders besides frames: manifests, a move's list, segments, a
+# join's list and tags
 KNOWN = re.compile(rf"({re.escape(MANIFEST)}(\.tmp)?|{re.escape(COMMITTING)}(\.part)?|"
-                   rf"{re.escape(JOIN_LIST)}|{SEGMENT_FILE})$")
+                   rf"{re.escape(JOIN_LIST)}|{re.escape(JOIN_TAGS)}|{SEGMENT_FILE})$")
 # the first bytes of what hfrender's hidden files hold: Matroska/WebM, MP4/MOV, GIF (a TS:
 # its sync byte every 188 bytes)
 MEDIA = (b"\x1a\x45\xdf\xa3", b"GIF8")
