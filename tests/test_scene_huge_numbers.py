@@ -2,6 +2,8 @@
 large (a review: ``(10**18 + 1, 0, 0)`` was 'past 1e+18' as '1e+18', and ``10**400`` an
 OverflowError's 'int too large to convert to float', naming neither value nor limit)."""
 
+import math
+
 import pytest
 
 import hfrender as hf
@@ -27,3 +29,61 @@ def test_a_huge_whole_number_is_said_exactly_with_the_limit(make, name, value, m
     with pytest.raises(InputError) as info:
         make(**{name: value})
     assert str(info.value) == message + REST
+
+
+HUGE_WORDS = "a whole number of 401 digits"
+BIG, BIG_BELOW = "1" + "0" * 76 + "...", "-1" + "0" * 75 + "..."  # (80 characters)
+SIZE_PAST = f"{HUGE_WORDS} is past 1e+18, " + REST
+
+
+@pytest.mark.parametrize("make, name", [(hf.Sphere, "radius"), (hf.Cylinder, "height"),
+                                        (hf.Torus, "tube")])
+def test_a_size_past_any_float_is_one_line(make, name):
+    """``hf.Sphere(radius=10**400)`` (or set later) raised OverflowError 'int too large to
+    convert to float' (checks.finite's math.isfinite): now the positions' line."""
+    with pytest.raises(InputError) as info:
+        make(**{name: 10**400})
+    assert str(info.value) == f"{make.__name__}.{name}={BIG}: {SIZE_PAST}"
+    shape = make()
+    with pytest.raises(InputError) as info:
+        setattr(shape, name, 10**400)
+    assert str(info.value) == f"{make.__name__}.{name}={BIG}: {SIZE_PAST}"
+
+
+def test_a_camera_number_past_any_float_is_one_line():
+    cam = hf.Camera()
+    with pytest.raises(InputError) as info:
+        cam.near = 10**400
+    assert str(info.value) == f"camera.near={BIG}: {SIZE_PAST}"
+    with pytest.raises(InputError) as info:
+        cam.f_stop = 10**400
+    assert str(info.value) == (f"camera.f_stop={BIG} must be None (a pinhole) or a finite "
+                               f"number > 0: {HUGE_WORDS} is past any float (1.79769e+308)")
+    with pytest.raises(InputError) as info:
+        cam.focus_distance = -10**400
+    assert str(info.value) == (f"camera.focus_distance={BIG_BELOW} must be a distance > 0 in "
+                               f"metres, or inf: {HUGE_WORDS} is past any float (1.79769e+308)")
+
+
+def test_keyframes_past_any_float_are_one_line():
+    with pytest.raises(InputError) as info:
+        hf.Keyframes({0: 0.0, 10**400: 1.0})
+    assert str(info.value) == (f"keyframes: a key's time={BIG} must be a finite number of "
+                               f"seconds: {HUGE_WORDS} is past any float (1.79769e+308)")
+    keys = hf.Keyframes({0: 0.0, 1: 1.0}, ease=lambda s: 10**400)
+    with pytest.raises(InputError, match=f"gave {BIG} at s=0.5; it must give a finite "
+                                         rf"number \(0 at s = 0, 1 at s = 1\): {HUGE_WORDS} "
+                                         r"is past any float \(1.79769e\+308\)$"):
+        keys(0.5)
+
+
+def test_a_duration_past_any_float_reads_no_keys_as_an_endless_one():
+    """key_times read a scene's keys over its own duration: 10**400 raised OverflowError;
+    now none read, as for an endless scene (inf)."""
+    from types import SimpleNamespace
+
+    from hfrender.scene.key_times import times_to_read
+
+    assert times_to_read(SimpleNamespace(duration=math.inf)) == []
+    assert times_to_read(SimpleNamespace(duration=10**400)) == []
+    assert times_to_read(SimpleNamespace(duration=7)) == [float(i) for i in range(8)]

@@ -16,6 +16,7 @@ import numpy as np
 from hfrender.errors import InputError
 from hfrender.optics import Lens, check_blades
 from hfrender.scene import checks
+from hfrender.scene.drawable import in_floats, past_floats
 
 SENSOR_FITS = ("auto", "horizontal", "vertical")
 
@@ -278,8 +279,9 @@ class Camera(checks.Checked):
         for name in ("focal_length_mm", "sensor_width_mm", "sensor_height_mm", "near", "far",
                      "ortho_height"):
             v = getattr(self, name)
-            if not (isinstance(v, (int, float)) and math.isfinite(v) and v > 0):
-                raise InputError(f"camera.{name}={v!r} must be a number > 0")
+            if not (isinstance(v, (int, float)) and in_floats(v) and v > 0):
+                raise InputError(f"camera.{name}={checks.shown(v)} must be a number > 0"
+                                 f"{past_floats(v)}")
         if not self.near < self.far:  # the depth range drawn: it was drawn upside down
             told = InputError(f"camera.near={self.near:g} must be less than camera.far="
                               f"{self.far:g}: what is drawn lies between them")
@@ -303,9 +305,9 @@ def _blades(what: str, value: object) -> int:
 def _f_stop(what: str, value: object) -> float | None:
     if value is None:
         return None
-    if not (checks.real(value) and math.isfinite(value) and value > 0):
+    if not (checks.real(value) and in_floats(value) and value > 0):
         raise InputError(f"{what}={checks.shown(value)} must be None (a pinhole) or a finite "
-                         "number > 0")
+                         f"number > 0{past_floats(value)}")
     return float(value)
 
 
@@ -317,9 +319,9 @@ def _distance(what: str, value: object) -> float:
     """A focus distance: metres > 0, or inf (focused at infinity, as a lens can be)."""
     if checks.real(value) and value == math.inf:
         return math.inf
-    if not (checks.real(value) and math.isfinite(value) and value > 0):
+    if not (checks.real(value) and in_floats(value) and value > 0):
         raise InputError(f"{what}={checks.shown(value)} must be a distance > 0 in metres, or "
-                         "inf")
+                         f"inf{past_floats(value)}")
     return float(value)
 
 

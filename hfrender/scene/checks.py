@@ -24,7 +24,7 @@ import numpy as np
 
 from hfrender.color import shown
 from hfrender.errors import InputError
-from hfrender.scene.drawable import LARGEST, drawable, finite_number
+from hfrender.scene.drawable import LARGEST, drawable, finite_number, past_floats
 from hfrender.scene.other_names import (
     BLENDER_FOV,
     GROUP,
@@ -282,6 +282,8 @@ def finite(what: str, value: object, *, low: float | None = None,
     value = value.item() if isinstance(value, np.ndarray) and value.ndim == 0 else value
     rule = (f" >= {low:g}" if low is not None else f" > {above:g}" if above is not None
             else "") + (f" and < {below:g}" if below is not None else "")
+    if real(value) and past_floats(value):  # 10**400: the positions' line (was OverflowError)
+        drawable(what, given, [value])
     if not (real(value) and math.isfinite(value) and (low is None or value >= low)
             and (above is None or value > above) and (below is None or value < below)):
         raise InputError(f"{what}={shown(given)} must be a finite number{rule}"

@@ -4,6 +4,7 @@ line naming it exactly (the GPU draws in float32)."""
 from __future__ import annotations
 
 import math
+import sys
 from collections.abc import Sequence
 from numbers import Integral, Real
 
@@ -32,6 +33,24 @@ def _exactly(number: float) -> str:
     if digits:
         return digits if len(digits) <= 30 else f"a whole number of {len(digits)} digits"
     return repr(float(number)) if abs(number) < 1e308 else shown(number)
+
+
+def past_floats(number: object) -> str:
+    """``": a whole number of 401 digits is past any float (1.79769e+308)"`` for a whole
+    number no float holds (``math.isfinite`` of 10**400 raised OverflowError, where a
+    user's number was checked); "" for any other."""
+    if isinstance(number, Integral) and not isinstance(number, bool):
+        try:
+            float(number)
+        except OverflowError:
+            return f": {_exactly(abs(number))} is past any float ({sys.float_info.max:g})"
+    return ""
+
+
+def in_floats(number: Real) -> bool:
+    """``math.isfinite`` of ``number``, a whole number past any float (:func:`past_floats`)
+    not finite: no float holds it."""
+    return not past_floats(number) and math.isfinite(number)
 
 
 def finite_number(number: Real) -> bool:

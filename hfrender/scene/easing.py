@@ -23,7 +23,6 @@ from __future__ import annotations
 
 import contextlib
 import functools
-import math
 from collections.abc import Callable, Iterator, Mapping
 from contextvars import ContextVar
 from typing import Any
@@ -33,6 +32,7 @@ import numpy as np
 from hfrender.color import shown
 from hfrender.errors import InputError, InputTypeError
 from hfrender.scene import checks
+from hfrender.scene.drawable import in_floats, past_floats
 from hfrender.validate import real_array, scalar
 
 RATE_FUNCTIONS = ("linear", "smooth", "ease_in", "ease_out", "ease_in_out", "there_and_back",
@@ -235,9 +235,10 @@ class Keyframes:
 
     def _eased(self, s: float) -> float:
         eased = scalar(self.ease(s))
-        if not (checks.real(eased) and math.isfinite(eased)):
+        if not (checks.real(eased) and in_floats(eased)):
             raise InputError(f"keyframes: ease={shown(self.ease)} gave {shown(eased)} at "
-                             f"s={s:g}; it must give a finite number (0 at s = 0, 1 at s = 1)")
+                             f"s={s:g}; it must give a finite number (0 at s = 0, 1 at s = 1)"
+                             f"{past_floats(eased)}")
         return float(eased)
 
     def __repr__(self) -> str:
@@ -268,6 +269,7 @@ def reading() -> Iterator[dict[int, tuple[Keyframes, float]]]:
 def _seconds(value: Any, what: str) -> float:
     """``value`` (a number, a 0-d array) as a float: a finite number of seconds."""
     value = scalar(value)
-    if not (checks.real(value) and math.isfinite(value)):
-        raise InputError(f"{what}={shown(value)} must be a finite number of seconds")
+    if not (checks.real(value) and in_floats(value)):
+        raise InputError(f"{what}={shown(value)} must be a finite number of seconds"
+                         f"{past_floats(value)}")
     return float(value)

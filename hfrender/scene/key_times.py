@@ -18,10 +18,10 @@ from __future__ import annotations
 
 import contextlib
 import logging
-import math
 
 from hfrender.logs import silenced
 from hfrender.scene import Scene, checks
+from hfrender.scene.drawable import in_floats
 from hfrender.scene.easing import Keyframes, reading
 from hfrender.scene.loader import SceneError, SceneUpdateError, call_scene
 
@@ -41,7 +41,7 @@ def own_duration(scene: Scene) -> float:
 def times_to_read(scene: Scene) -> list[float]:
     """:data:`SPREAD` times from 0 to the scene's own duration (none where it has none)."""
     end = own_duration(scene)
-    if not (checks.real(end) and math.isfinite(end) and end > 0):
+    if not (checks.real(end) and in_floats(end) and end > 0):  # (10**400: as endless)
         return []
     return [end * i / (SPREAD - 1) for i in range(SPREAD)]
 
