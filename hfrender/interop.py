@@ -131,7 +131,9 @@ def not_numbers(value: Any, name: str, unit: str, wanted: str) -> str:
     depth, velocity and shifts: ``depth is a list of str; depth takes numbers (metres):
     give an array of metres (...)``; ``unit``: what the numbers are, ``wanted``: what to
     give (was velocity's "has dtype <U1; expected real numbers, ...", a wording of its own)."""
-    dtype = getattr(value, "dtype", None)
+    # (a class given by mistake, np.uint8, has a dtype of its own: "a type of generic'
+    # objects>", was)
+    dtype = None if isinstance(value, type) else getattr(value, "dtype", None)
     kind = type(value).__name__ if type(value).__module__ == "builtins" else _kind(value)
     if value is None:
         held = "None"

@@ -105,14 +105,17 @@ def test_nested_lists_of_numbers_are_read_alike_for_depth_and_velocity(rng):
 
 def test_a_value_of_no_numbers_is_said_with_its_dtype_and_article(rng):
     """Was: a complex or bool tensor "velocity is a torch.Tensor" (float tensors are taken:
-    its dtype is what is wrong), "a ellipsis", "a object" and [None] "a list of NoneType"."""
+    its dtype is what is wrong), "a ellipsis", "a object" and [None] "a list of NoneType";
+    a class given by mistake (np.uint8) "a type of generic' objects>"."""
     frame, depth = clip(rng, 1)[0], metres(rng, 1)[0]
     vectors = rng.uniform(-3, 3, (H, W, 2))
     for bad, held in [(torch.from_numpy(vectors.astype(np.complex64)),
                        "a torch.Tensor of complex64"),
                       (torch.from_numpy(vectors > 0), "a torch.Tensor of bool"),
                       (..., "an ellipsis"), (object(), "an object"), ("fast", "a str"),
-                      ([None], "a list holding None")]:
+                      ([None], "a list holding None"),
+                      (np.uint8, "a type")]:  # (its class-level dtype: "a type of generic'
+                      # objects>", was)
         with pytest.raises(InputTypeError) as info:
             hf.vector_blur(frame, bad, depth)
         assert str(info.value) == (f"velocity is {held}; velocity takes numbers (pixels a "
