@@ -189,7 +189,7 @@ def _too_large_said(exc: OSError, path: str | os.PathLike | None) -> str:
 def os_said(exc: OSError, path: str | os.PathLike | None = None) -> str:
     """What the system said of ``exc``, with the file size limit's value where the file
     (``path``, read before it is removed) reached it (``File too large (this process's
-    file size limit: 4096 bytes, ulimit -f 4)``; was "File too large" alone)."""
+    file size limit: 4096 bytes (4.1 KB), ulimit -f 4)``; was "File too large" alone)."""
     return f"{exc.strerror or exc}{_too_large_said(exc, path)}"
 
 

@@ -10,6 +10,8 @@ from collections.abc import Iterator
 from functools import lru_cache
 from pathlib import Path
 
+from hfrender.sizes import bytes_said
+
 NO_LIMIT = 1 << 62
 # files a run may need open at once: pipes to ffmpeg and its probes, fusion processes' memfd
 # and pipes, segments, locks (measured: 10 to 18, an fx the most; about 2x that, for room)
@@ -108,12 +110,13 @@ def file_size_limit() -> int:
 
 
 def file_size_limit_said() -> str:
-    """``4096 bytes, ulimit -f 4`` (bash's 1024-byte blocks); ``4100 bytes, set in bytes:
-    ulimit -f shows 4`` for a limit ``prlimit --fsize`` set (was 'ulimit -f 4', rounded
-    down); ``ulimit -f`` where no limit is set now."""
+    """``4096 bytes (4.1 KB), ulimit -f 4`` (bash's 1024-byte blocks; the size as
+    :func:`~hfrender.sizes.bytes_said` says it beside the count); ``4100 bytes (4.1 KB), set
+    in bytes: ulimit -f shows 4`` for a limit ``prlimit --fsize`` set (was 'ulimit -f 4',
+    rounded down); ``ulimit -f`` where no limit is set now."""
     limit = file_size_limit()
     if limit >= NO_LIMIT:
         return "ulimit -f"
-    blocks = limit // 1024
-    return (f"{limit} bytes, ulimit -f {blocks}" if limit % 1024 == 0 else
-            f"{limit} bytes, set in bytes: ulimit -f shows {blocks}")
+    blocks, size = limit // 1024, f"{limit} bytes ({bytes_said(limit)})"
+    return (f"{size}, ulimit -f {blocks}" if limit % 1024 == 0 else
+            f"{size}, set in bytes: ulimit -f shows {blocks}")

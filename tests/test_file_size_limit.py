@@ -33,7 +33,7 @@ def test_a_sequence_frame_past_the_file_size_limit_names_the_limit(tmp_path):
     assert done.returncode == 1, done.stderr
     assert done.stderr.splitlines() == [
         f"hfrender: error: cannot write {tmp_path}/f/.####.png.partial/0000.png: File too "
-        "large (this process's file size limit: 4096 bytes, ulimit -f 4)"]  # (was 'this
+        "large (this process's file size limit: 4096 bytes (4.1 KB), ulimit -f 4)"]  # (was 'this
     # shell's ... ulimit -f 4, at most 4.1 KB a file')
 
 
@@ -42,7 +42,8 @@ def test_a_segment_past_the_file_size_limit_names_the_limit(tmp_path):
     assert done.returncode == 1, done.stderr
     assert done.stderr.splitlines()[0].startswith(
         "hfrender: error: ffmpeg could not finish v.mp4 (exit -25): ffmpeg was stopped by "
-        "SIGXFSZ: a file grew past this process's file size limit (3072 bytes, ulimit -f 3)")
+        "SIGXFSZ: a file grew past this process's file size limit (3072 bytes (3.1 KB), "
+        "ulimit -f 3)")
     assert not (tmp_path / "v.mp4").exists()
 
 
@@ -51,7 +52,8 @@ def test_a_limit_set_in_bytes_is_said_in_bytes(tmp_path):
     done = _render(tmp_path, "f/%04d.png", 4100, "--duration", "0.1", "--bit-depth", "16")
     assert done.stderr.splitlines() == [
         f"hfrender: error: cannot write {tmp_path}/f/.####.png.partial/0000.png: File too "
-        "large (this process's file size limit: 4100 bytes, set in bytes: ulimit -f shows 4)"]
+        "large (this process's file size limit: 4100 bytes (4.1 KB), set in bytes: ulimit -f "
+        "shows 4)"]
 
 
 def test_a_file_systems_own_cap_under_a_larger_limit_is_the_file_systems(tmp_path,
@@ -70,7 +72,7 @@ def test_a_file_systems_own_cap_under_a_larger_limit_is_the_file_systems(tmp_pat
 
     frame = np.zeros((4, 6, 3), np.uint8)
     for size, why in [(5000, "more than this file system holds in one file"),
-                      (8192, "this process's file size limit: 8192 bytes, ulimit -f 8")]:
+                      (8192, "this process's file size limit: 8192 bytes (8.2 KB), ulimit -f 8")]:
         monkeypatch.setattr(writers, "write_picture", partial(write_picture, size=size))
         writer = writers.PngSequenceWriter(str(tmp_path / f"{size}/%04d.png"), (6, 4))
         with pytest.raises(writers.WriteFailed) as info:
@@ -78,3 +80,14 @@ def test_a_file_systems_own_cap_under_a_larger_limit_is_the_file_systems(tmp_pat
         assert str(info.value) == (f"cannot write {tmp_path}/{size}/0000.png: File too large "
                                    f"({why})")
         assert list((tmp_path / str(size)).iterdir()) == []  # (the part file gone)
+
+
+def test_a_limit_is_said_in_a_readable_size_beside_its_bytes(monkeypatch):
+    """'10737418240 bytes, ulimit -f 10485760' left the reader to count digits: the size
+    bytes_said gives stands beside the byte count now."""
+    from hfrender import limits
+
+    for limit, said in [(10737418240, "10737418240 bytes (10.7 GB), ulimit -f 10485760"),
+                        (4100, "4100 bytes (4.1 KB), set in bytes: ulimit -f shows 4")]:
+        monkeypatch.setattr(limits, "file_size_limit", lambda limit=limit: limit)
+        assert limits.file_size_limit_said() == said
