@@ -21,6 +21,9 @@ def _no_semicolon(path, line, at, said):
      "'}'"),  # a comment, a blank line and a directive passed over
     ("    float x = 1.0\n    float y = 2.0;\n    c = vec4(x, y, 0.0, 1.0);\n", 3, 4,
      "BASIC_TYPE_TOK"),
+    ("    float y = 0.;\n    y += 1.\n    c = vec4(y);\n", 4, 5,
+     "IDENTIFIER"),  # a number's '.' ends it (was: taken as going on, line 5 told)
+    ("    int i = 0;\n    i++\n    c = vec4(i);\n", 4, 5, "IDENTIFIER"),
 ])
 def test_a_missing_semicolon_is_told_at_its_own_line(tmp_path, capsys, body, line, at, said):
     path = tmp_path / "s.frag"
@@ -105,12 +108,28 @@ _FUNCTION = "void f(out vec4 c, vec2 p)\n{\n    float y = 0.;\n"
     ("    if (p.x > 0. &&\n        p.y > 0.)", None),  # the header's ')' on a line of its own
     ("    y = 1. \\", None),  # goes on to the next line
     ("    y = max(p.x, 0.)", 4), ("    y = 1.0", 4),  # a statement's end: its ';' is off
+    ("    y = 1.", 4), ("    y++", 4), ("    y--", 4), ("    y = 2. * 1.", 4),
+    ("    y = a +", None), ("    y = a -", None), ("    y = p.", None),  # go on
+    ("    y = v2.", None),  # a member's '.' after a name ending in a digit
 ])
 def test_a_header_or_a_continued_line_before_is_not_blamed(before, blamed):
     """No column given (NVIDIA's log has none): the lines alone tell."""
     source = f"{_FUNCTION}{before}\n    c = vec4(y);\n}}\n"
     line = source.count("\n") - 1
     assert no_semicolon(source, line, "unexpected IDENTIFIER, expecting ',' or ';'",
+                        None) == blamed
+
+
+@pytest.mark.parametrize("call, blamed", [
+    ("LOOP", None), ("TWICE(2)", None),  # a macro used as a header: the compiler's own
+    ("f(y)", 6), ("y = LOOP", 6),  # a call, a statement: blamed
+])
+def test_a_line_that_is_only_a_macro_is_not_blamed_with_no_column(call, blamed):
+    """NVIDIA's log gives no column: ``LOOP`` (``#define``d as a ``for`` header) goes on
+    into the next line, where the compiler stopped inside the line (at 'z')."""
+    source = ("#define LOOP for (int i = 0; i < 2; i++)\n#define TWICE(n) for (int j = 0; "
+              f"j < n; j++)\n{_FUNCTION}    {call}\n        y = 2. z;\n}}\n")
+    assert no_semicolon(source, 7, "unexpected IDENTIFIER, expecting ',' or ';'",
                         None) == blamed
 
 

@@ -26,6 +26,10 @@ ASCII_FOR = {"\u00a0": " ", "\u2009": " ", "\u00d7": "*", "\u2212": "-", "\u2013
 # the compiler's error past a ';' left off, at the code after it (Mesa's, NVIDIA's alike)
 _WANTS_SEMICOLON = re.compile(r"unexpected (.+?), expecting (?:',' or )?';'")
 _GOES_ON = ";{}[(,+-*/%=<>!&|^?:.\\"  # a line ending so is no statement's end (nor a '}')
+# ... but for a number's '.' (``1.``) or a ``++``/``--``: those end one
+_ENDS = re.compile(r"(?:(?<![\w.])\d+\.|\+\+|--)$")
+_DEFINED = re.compile(r"^\s*#\s*define\s+(\w+)", re.MULTILINE)
+_ONLY_A_NAME = re.compile(r"(\w+)\s*(?:\(.*\))?")
 _IF = re.compile(r"\s*#\s*(?:if|ifdef|ifndef|elif|else|endif)\b")
 
 
@@ -131,7 +135,15 @@ def no_semicolon(source: str, line: int, said: str, column: int | None) -> int |
     if ended is None or _goes_on(code[:ended]) or any(
             _IF.match(text) for text in code[ended:line - 1]):
         return None  # (an #if between: which code the compiler saw is not known here)
-    return ended
+    return None if column is None and _a_macro(code[ended - 1], code) else ended
+
+
+def _a_macro(text: str, code: list[str]) -> bool:
+    """Whether ``text``, a line of ``code`` (comments blanked), is only a name
+    ``#define``d there, or a call of one: a macro that may be a header (``#define LOOP
+    for (...)``), which goes on."""
+    name = _ONLY_A_NAME.fullmatch(text.strip())
+    return name is not None and name.group(1) in _DEFINED.findall("\n".join(code))
 
 
 def first_column(text: str) -> int:
@@ -154,9 +166,13 @@ def _directive_lines(code: list[str]) -> set[int]:
 
 def _goes_on(code: list[str]) -> bool:
     """Whether the last of ``code``'s lines goes on into the next statement, so needs no
-    ';': it ends in an operator, a bracket or a '\\' (continued), or is a header, ``else``
-    or ``do``, or the ')' of an ``if``, ``for`` or ``while``'s condition."""
+    ';': it ends in an operator (a binary '+' or '-', a member's '.': not a number's '.',
+    ``1.``, nor ``++`` or ``--``, which end one), a bracket or a '\\' (continued), or is a
+    header, ``else`` or ``do``, or the ')' of an ``if``, ``for`` or ``while``'s
+    condition."""
     text = code[-1].rstrip()
+    if _ENDS.search(text):
+        return False
     if text[-1] in _GOES_ON or re.search(r"\b(?:else|do)$", text):
         return True
     if not text.endswith(")"):
