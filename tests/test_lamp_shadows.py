@@ -17,6 +17,7 @@ from test_shadows import (
     _lit_part,
     box_margin,
     code,
+    cube_scene,
     draw,
     floor_points,
 )
@@ -328,3 +329,19 @@ def test_a_spots_shadow_resolution_without_shadows_is_said_once(tmp_path, caplog
         == ["Idle: self.key.shadow_resolution=1024 does nothing while its shadows=False (as "
             "at t=0.5 s): only a lamp with shadows=True draws a map; set shadows=True, or "
             "leave shadow_resolution None"]
+
+
+@pytest.mark.usefixtures("gl_context")
+def test_the_suns_map_sets_every_sampler_that_off_sets(gl_context, monkeypatch):
+    """ShadowPass.draw's uniforms are OFF's and its own (so a sampler added to OFF is set on
+    every sub-frame: commit 8fcc0e18, a unit left unset read unit 0): the spots' units too."""
+    from hfrender.renderer import shadows
+
+    said, real = [], shadows.ShadowPass.draw
+    monkeypatch.setattr(shadows.ShadowPass, "draw", lambda self, *a: (
+        said.append(real(self, *a)), said[-1])[1])
+    draw(gl_context(), cube_scene((0, 1, 0)))
+    assert len(said) == 1 and said[0]["u_shadows"] == 1
+    assert {key: said[0].get(key) for key in shadows.OFF if key != "u_shadows"} == {
+        "u_shadow_map": 7, "u_lamp_shadow": [0] * 8,
+        **{f"u_spot_map{k}": 8 + k for k in range(4)}}

@@ -31,6 +31,7 @@ from typing import Any
 import numpy as np
 
 from hfrender.renderer.shadows import (
+    SPOT_MAPS,
     SPOT_UNITS,
     TO_MAP,
     ShadowPass,
@@ -124,7 +125,7 @@ def lamp_maps(sun: ShadowPass, renderer: Any, lamps: list, lens: tuple,
     """The maps of ``lamps`` (:func:`shadowed`; ``seen``: the visible objects' boxes,
     :func:`~hfrender.renderer.shadows.boxes`) drawn for now, each by a pass of ``sun``'s
     :attr:`~ShadowPass.spots` (made the first time) and bound to its unit; the uniforms
-    ``hf_lamps()`` reads them by: ``u_spot_map0..3`` (their units, :data:`SPOT_UNITS`:
+    ``hf_lamps()`` reads them by: ``u_spot_map0..3`` (their units, :data:`SPOT_MAPS`:
     every sub-frame, as :data:`~hfrender.renderer.shadows.OFF` sets them; was left out
     where the sun's map was drawn too, so a program that had drawn no sub-frame without
     it read texture unit 0, whatever was bound there), ``u_lamp_shadow`` (a lamp's map,
@@ -145,7 +146,6 @@ def lamp_maps(sun: ShadowPass, renderer: Any, lamps: list, lens: tuple,
                              seen)
         view = frame[0] if frame[0].ndim == 2 else np.eye(4)  # (a face's: in the shader)
         which[k], matrices[slot], texels[slot] = slot + 1, TO_MAP @ frame[1] @ view, frame[3]
-    return {**{f"u_spot_map{k}": unit for k, unit in enumerate(SPOT_UNITS)},
-            "u_lamp_shadow": which, "u_spot_texel": texels,
+    return {**SPOT_MAPS, "u_lamp_shadow": which, "u_spot_texel": texels,
             "u_spot_matrix": [tuple(m.T.ravel().tolist()) for m in matrices],
             "u_cube_axes": [tuple(a.T.ravel().tolist()) for a in CUBE_AXES]}

@@ -38,9 +38,10 @@ SIZES = (512, 4096)  # the least and most texels a side of an automatic map (map
 STEP = 256  # its sizes' step
 UNIT = 7  # the texture unit the map is read from (a sampler2DShadow: no other's unit)
 SPOT_UNITS = tuple(range(UNIT + 1, UNIT + 1 + MAX_SHADOWED))  # the lamps' maps' units
-OFF = {"u_shadows": 0, "u_shadow_map": UNIT, "u_lamp_shadow": [0] * MAX_LAMPS,
-       **{f"u_spot_map{k}": unit for k, unit in enumerate(SPOT_UNITS)}}  # (the units set
-#                  even so: samplers of two types on unit 0 would make a model's draw an error)
+SPOT_MAPS = {f"u_spot_map{k}": unit for k, unit in enumerate(SPOT_UNITS)}  # their samplers
+# every sampler's unit is set on every sub-frame, by OFF and by all built on it (samplers of
+# two types on unit 0 would make a model's draw an error; one left unset reads unit 0)
+OFF = {"u_shadows": 0, "u_shadow_map": UNIT, "u_lamp_shadow": [0] * MAX_LAMPS, **SPOT_MAPS}
 TO_MAP = np.array([[0.5, 0, 0, 0.5], [0, 0.5, 0, 0.5], [0, 0, 0.5, 0.5], [0, 0, 0, 1.0]])
 ATLAS = (3, 2)  # a point lamp's map: its six faces' tiles across and up (hf_lamp_shadow)
 _NOTHING = "#version 330 core\nvoid main() {}\n"  # depth only
@@ -279,7 +280,8 @@ class ShadowPass:
              seen: list) -> dict:
         """The directional light's map of ``renderer``'s scene as it is now (``seen``:
         :func:`boxes`), lit from ``light`` (:meth:`keep`); the uniforms its surface shaders
-        read it by (:data:`OFF` where nothing is visible)."""
+        read it by, over :data:`OFF`'s (OFF alone where nothing is visible), so each
+        sampler's unit is set."""
 
         w, h = renderer.size
         box = fit(renderer.scene, w / h, light, lens, seen)
@@ -289,7 +291,7 @@ class ShadowPass:
         view, proj, texel = light_frame(*box)
         self.keep(renderer, (view, proj, box[3]), lens, rates, UNIT, seen)
         self.seen_by = (TO_MAP @ proj @ view, float(texel[0] / texel[2]), float(texel[0]))
-        return {"u_shadows": 1, "u_shadow_map": UNIT, "u_light_matrix": TO_MAP @ proj @ view,
+        return {**OFF, "u_shadows": 1, "u_light_matrix": TO_MAP @ proj @ view,
                 "u_shadow_texel": tuple(texel.tolist())}
 
     def keep(self, renderer: Any, box: tuple, lens: tuple, rates: np.ndarray,
