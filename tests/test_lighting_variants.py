@@ -118,3 +118,23 @@ def test_prepare_compiles_the_programs_of_the_lights_the_scene_has(gl_context, t
                       len(renderer.texts.programs.made)]
         renderer.release()
     assert made == {"dark": [1, 0, 0], "lit": [3, 3, 1]}
+
+
+def test_a_surface_shader_edited_between_two_renders_is_read_again(tmp_path):
+    """The calls a surface shader makes are found in its text as it is now (were kept by
+    its name and folder: one edited between two hf.render calls in one process kept the
+    first answer, its lighting variant and its 'never calls' warnings)."""
+    from hfrender.renderer.surface import lighting_calls, unlit_calls
+
+    path = tmp_path / "mine.glsl"
+    head = "vec3 shade(vec3 n, vec3 w, vec3 c) {\n    float d = max(dot(n, u_light_dir), 0.);\n"
+    both = "    return c * (d * hf_shadow(w, n) + hf_lamps(w, n));\n}\n"
+    found = []
+    for body in ("    return c * d;\n}\n", both,
+                 "    // hf_lamps(w, n)\n    return c * hf_shadow(w, n);\n}\n"):
+        path.write_text(head + body)
+        found.append((sorted(lighting_calls("mine", tmp_path)),
+                      unlit_calls("mine", tmp_path)))
+    assert found == [([], (path, ("hf_lamps", "hf_shadow"))),
+                     (["hf_lamps", "hf_shadow"], (path, ())),
+                     (["hf_shadow"], (path, ("hf_lamps",)))]  # (one in a comment: none)

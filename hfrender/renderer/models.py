@@ -54,7 +54,8 @@ class SurfacePrograms:
     :meth:`SceneRenderer.prepare` sets the scene's as it stands, so that it compiles the
     programs its first sub-frame draws with where ``update`` leaves the lights as they
     were), each compiled when first asked; one shader's programs differ in the defines
-    its calls read alone (:func:`lighting_for`: one for a surface calling neither
+    its calls read alone (:func:`lighting_for`, the calls found in its file when first
+    asked: these programs', a render's; one for a surface calling neither
     ``hf_lamps`` nor ``hf_shadow``; was a program each lighting, and the full one in
     ``prepare`` for a scene never lit so). Iterating gives the shaders' names;
     ``default``: the shader of ``None`` (a text's ``unlit``)."""
@@ -64,10 +65,13 @@ class SurfacePrograms:
         self.ctx, self.scene_dir, self.defines, self.default = ctx, scene_dir, defines, default
         self.lighting = ""
         self.made: dict[tuple[str | None, str], Any] = {}
+        self.calls: dict[str | None, frozenset[str]] = {}  # (its file read once: a render's)
 
     def __call__(self, shader: str | None) -> Any:
         named = shader or self.default
-        key = (shader, lighting_for(self.lighting, lighting_calls(named, self.scene_dir)))
+        if named not in self.calls:
+            self.calls[named] = lighting_calls(named, self.scene_dir)
+        key = (shader, lighting_for(self.lighting, self.calls[named]))
         if key not in self.made:
             self.made[key] = mesh_program(self.ctx, named, self.scene_dir,
                                           self.defines + key[1])
@@ -79,7 +83,7 @@ class SurfacePrograms:
     def release(self) -> None:
         for prog in self.made.values():
             prog.release()
-        self.made = {}
+        self.made, self.calls = {}, {}
 
 
 def mesh_program(ctx: Any, shader: str | None, scene_dir: Path | None, defines: str) -> Any:

@@ -124,25 +124,36 @@ def surface_program(ctx: Any, vertex: str, header: str, source: str, path: Path)
         raise shader_error(errors[0] + more, errors, [path]) from None
 
 
-@functools.lru_cache(maxsize=256)
 def unlit_calls(shader: str | None, scene_dir: Path | None) -> tuple[Path, tuple[str, ...]]:
     """(its file, the calls it never makes of ``hf_lamps`` and ``hf_shadow``) of a
     scene's own surface shader ``shader`` lit by the directional light (its code reads
-    ``u_light_dir``); none for one that reads no sun (its own light, ``hf_lamps()``
-    alone) and for hfrender's own (``unlit`` takes no light by design)."""
+    ``u_light_dir``), as its file is now (:func:`lighting_calls`); none for one that
+    reads no sun (its own light, ``hf_lamps()`` alone) and for hfrender's own (``unlit``
+    takes no light by design)."""
     source, path = surface_source(shader, scene_dir)
-    if path.parent == shader_dir() / "glsl" or not _SUN.search(_code(source)):
+    calls, sun = _calls_in(source)
+    if path.parent == shader_dir() / "glsl" or not sun:
         return path, ()
-    return path, tuple(name for name in _UNLIT if name not in lighting_calls(shader, scene_dir))
+    return path, tuple(name for name in _UNLIT if name not in calls)
+
+
+def lighting_calls(shader: str | None, scene_dir: Path | None) -> frozenset[str]:
+    """Which of ``hf_lamps`` and ``hf_shadow`` the code of surface shader ``shader`` (a
+    file beside the scene, hfrender's own: ``surface_source``'s) calls, its file read as
+    it is now (was: kept by name and folder, so a file edited between two renders in one
+    process kept its first answer): the lighting variants
+    (:func:`~hfrender.renderer.models.lighting_of`) differ in those alone."""
+    return _calls_in(surface_source(shader, scene_dir)[0])[0]
 
 
 @functools.lru_cache(maxsize=256)
-def lighting_calls(shader: str | None, scene_dir: Path | None) -> frozenset[str]:
-    """Which of ``hf_lamps`` and ``hf_shadow`` the code of surface shader ``shader`` (a
-    file beside the scene, hfrender's own: ``surface_source``'s) calls: the lighting
-    variants (:func:`~hfrender.renderer.models.lighting_of`) differ in those alone."""
-    code = _code(surface_source(shader, scene_dir)[0])
-    return frozenset(name for name in _UNLIT if re.search(rf"\b{name}\s*\(", code))
+def _calls_in(source: str) -> tuple[frozenset[str], bool]:
+    """(which of ``hf_lamps`` and ``hf_shadow`` it calls, whether it reads
+    ``u_light_dir``) of a surface shader's ``source``, its comments left out; kept by
+    the text."""
+    code = _code(source)
+    return (frozenset(name for name in _UNLIT if re.search(rf"\b{name}\s*\(", code)),
+            _SUN.search(code) is not None)
 
 
 def say_unlit(renderer: Any, shared: dict, t: float) -> None:
