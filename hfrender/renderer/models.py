@@ -13,7 +13,7 @@ import numpy as np
 
 from hfrender.renderer.programs import glsl, set_uniform, surface_source
 from hfrender.renderer.skinning import INFLUENCES, PartShape, ShaderPose, shader_pose, unfit
-from hfrender.renderer.surface import lighting_calls, surface_program
+from hfrender.renderer.surface import lighting_calls, surface_program, unlit_calls
 from hfrender.scene.meshes import Part, model_data
 from hfrender.scene.model_animation import weight_row_count
 from hfrender.scene.model_morphs import morph_rows, weights_of
@@ -66,6 +66,7 @@ class SurfacePrograms:
         self.lighting = ""
         self.made: dict[tuple[str | None, str], Any] = {}
         self.calls: dict[str | None, frozenset[str]] = {}  # (its file read once: a render's)
+        self.unlit: dict[str | None, tuple[Path, tuple[str, ...]]] = {}  # (the same)
 
     def __call__(self, shader: str | None) -> Any:
         named = shader or self.default
@@ -80,10 +81,17 @@ class SurfacePrograms:
     def __iter__(self) -> Any:
         return iter(dict.fromkeys(shader for shader, _ in self.made))
 
+    def lacks(self, shader: str | None) -> tuple[Path, tuple[str, ...]]:
+        """:func:`~hfrender.renderer.surface.unlit_calls` of ``shader``, its file read once
+        a render as for :attr:`calls` (was: at every sub-frame lit by a lamp or the sun)."""
+        if shader not in self.unlit:
+            self.unlit[shader] = unlit_calls(shader, self.scene_dir)
+        return self.unlit[shader]
+
     def release(self) -> None:
         for prog in self.made.values():
             prog.release()
-        self.made, self.calls = {}, {}
+        self.made, self.calls, self.unlit = {}, {}, {}
 
 
 def mesh_program(ctx: Any, shader: str | None, scene_dir: Path | None, defines: str) -> Any:

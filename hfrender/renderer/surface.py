@@ -164,10 +164,9 @@ def say_unlit(renderer: Any, shared: dict, t: float) -> None:
     lamps, sun = shared["u_lamp_count"], shared["u_shadows"]
     if not lamps and not sun:
         return
-    names = {*renderer.programs, *renderer.models.programs, *renderer.texts.programs}
-    for shader in names:
-        path, lacks = unlit_calls(shader, renderer.scene_dir)
-        for call in lacks:
+    every = (renderer.programs, renderer.models.programs, renderer.texts.programs)
+    for path, lacks in {programs.lacks(shader) for programs in every for shader in programs}:
+        for call in lacks:  # (each file read once a render: SurfacePrograms.lacks)
             said = (str(path), call)
             if said in _UNLIT_SAID or not (lamps if call == "hf_lamps" else sun):
                 continue
