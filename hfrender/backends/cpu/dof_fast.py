@@ -170,7 +170,7 @@ class _Ops(Transforms, SplatOps):
 
         def rows(y0: int, y1: int) -> None:
             at = slice(win.y0 + y0, win.y0 + y1), slice(x0, x1)
-            part = light.band(y0, y1)[..., cols]
+            part = light.band(y0, y1, cols)  # the box's columns alone
             share = light.there(part) & (self.layer[at] == j)
             if disks > 1:
                 t = self.t[at]

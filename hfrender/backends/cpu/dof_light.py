@@ -92,13 +92,13 @@ class Light:
     floor: float
     rows: tuple[int, int]  # the rows that will be read
 
-    def band(self, y0: int, y1: int) -> np.ndarray:
-        """Rows ``y0:y1`` of the planes, their colour's rounding taken out (in place: each
-        row is read once)."""
-        colour = self.planes[:-1, y0:y1]
+    def band(self, y0: int, y1: int, cols: slice = slice(None)) -> np.ndarray:
+        """Rows ``y0:y1`` of the planes (their columns ``cols``), their colour's rounding
+        taken out (in place: each row is read once)."""
+        colour = self.planes[:-1, y0:y1, cols]
         size = np.abs(colour, out=scratch("dof.size", colour.shape, np.float32))
         np.multiply(colour, size >= self.noise, out=colour)
-        return self.planes[:, y0:y1]
+        return self.planes[:, y0:y1, cols]
 
     def there(self, rows: np.ndarray) -> np.ndarray:
         """Where ``rows`` (of :attr:`planes`) hold light."""
