@@ -1,4 +1,5 @@
-"""A phone's rotated clip through fx: upright once."""
+"""A video stream's own tags through fx (its language, title, handler name), a phone's
+rotated clip upright once."""
 
 import re
 import subprocess
@@ -17,6 +18,54 @@ def make_clip(path, *options, source=f"testsrc2=s={W}x{H}:r=25:d=0.4", inputs=()
     subprocess.run([FFMPEG, "-hide_banner", "-loglevel", "error", "-y", "-f", "lavfi", "-i",
                     source, "-f", "lavfi", "-i", "sine=d=0.4", *inputs, "-pix_fmt", "yuv420p",
                     "-c:a", "aac", *options, str(path)], check=True)
+
+
+def stream_tags(path, spec: str) -> dict[str, str]:
+    """The tags of ``path``'s stream ``spec`` (``V:0``, ``a:0``), keys in lower case."""
+    said = subprocess.run([FFMPEG, "-hide_banner", "-loglevel", "error", "-i", str(path),
+                           "-map_metadata", f"0:s:{spec}", "-f", "ffmetadata", "-"],
+                          capture_output=True, check=True).stdout.decode()
+    return {k.lower(): v for k, v in (x.split("=", 1) for x in said.splitlines()[1:])}
+
+
+@pytest.mark.parametrize("name, seconds", [("out.mp4", 10), ("out.mov", 10),
+                                           ("out.mkv", 10), ("out.mp4", 0.1),
+                                           ("out.mkv", 0.1)])
+def test_fx_keeps_the_video_streams_language_title_and_handler(tmp_path, monkeypatch, name,
+                                                               seconds):
+    """A video stream's own tags were dropped (its language ``und``, its handler
+    ``VideoHandler``, its title gone): the picture is encoded anew from raw frames. Now its
+    language, title and handler name are the output's video stream's, in one piece and
+    joined from segments (of 0.1 s); the audio stream keeps its own as it did."""
+    monkeypatch.setattr("hfrender.engine.fx_output.SEGMENT_SECONDS", seconds)
+    clip = tmp_path / "in.mkv"
+    make_clip(clip, "-metadata:s:v:0", "language=jpn", "-metadata:s:v:0", "title=Angle A",
+              "-metadata:s:v:0", "handler_name=Camera clip", "-metadata:s:a:0",
+              "language=fra", "-metadata:s:a:0", "title=Lapel mic")
+    out = tmp_path / name
+    assert main(["fx", str(clip), "-o", str(out), "--motion-blur", "2", "--quiet"]) == 0
+    video, audio = stream_tags(out, "V:0"), stream_tags(out, "a:0")
+    # an MP4's or MOV's muxer keeps a track's title as its "name"
+    title = "title" if name.endswith(".mkv") else "name"
+    assert (video.get("language"), video.get(title), video.get("handler_name")) == (
+        "jpn", "Angle A", "Camera clip"), video
+    assert audio.get("language") == "fra", audio
+    if name.endswith(".mkv"):
+        assert audio.get("title") == "Lapel mic", audio
+
+
+def test_a_video_streams_tags_kept_are_its_language_title_and_handler():
+    """Of a stream's tags, its language (``und`` says none), title (an MP4's track "name")
+    and handler name, under :data:`VIDEO`; not its encoder, rotation or one too long to be
+    an argument."""
+    from hfrender.io.container_tags import LONGEST, VIDEO, file_tags, video_tags
+
+    stream = (("language", "und"), ("name", "Angle A"), ("HANDLER_NAME", "Core Media Video"),
+              ("encoder", "Lavc"), ("rotate", "90"), ("title", "x" * (LONGEST + 1)))
+    assert video_tags(stream) == ((VIDEO + "title", "Angle A"),
+                                  (VIDEO + "handler_name", "Core Media Video"))
+    assert video_tags((("language", "jpn"),)) == ((VIDEO + "language", "jpn"),)
+    assert file_tags((("title", "Trip"), (VIDEO + "language", "jpn"))) == (("title", "Trip"),)
 
 
 def frame0(path) -> np.ndarray:

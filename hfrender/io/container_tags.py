@@ -5,7 +5,8 @@ QuickTime's keys): a phone's gallery sorts and maps a clip by them. The muxer's 
 (brands, encoder) and hfrender's mark (comment) are not carried; the timecode goes its own
 way (:func:`hfrender.io.ffmpeg.timecode_options`). Each container keeps what it can hold
 (Matroska any tag; MP4 and MOV their own fields, and QuickTime's keys:
-:func:`quicktime_keys`)."""
+:func:`quicktime_keys`). The video stream's own language, title and handler name ride
+among them (:func:`video_tags`) to the output's video stream."""
 
 from __future__ import annotations
 
@@ -20,18 +21,49 @@ from hfrender.io.ffmpeg_binary import ffmpeg_exe
 NOT_CARRIED = {"major_brand", "minor_version", "compatible_brands", "encoder", "comment",
                "service_provider", "timecode", "duration"}
 DATE = "com.apple.quicktime.creationdate"  # an iPhone's creation time, among its keys
+# the first video stream's own tags ride among the file's with this before their key
+VIDEO = "s:v:0:"
+# those kept (as the output's key): an MP4's or MOV's track title is read back as "name"
+VIDEO_KEYS = {"language": "language", "title": "title", "name": "title",
+              "handler_name": "handler_name"}
+LONGEST = 4096  # a stream tag's value goes as one argument (-metadata:s:v:0): none longer
 
 
 def read_tags(path: str) -> tuple[tuple[str, str], ...]:
     """The container tags of the video at ``path``, exactly as it holds them: ffmpeg's
     ``-f ffmetadata`` text of it (its ``-i`` log, read before, cut a line at 255 bytes,
-    printed a CR as a space and a ``language`` never); none where ffmpeg reads none."""
+    printed a CR as a space and a ``language`` never); none where ffmpeg reads none. Then
+    its first video stream's language, title and handler name (:func:`video_tags`)."""
+    return _ffmetadata(path, "0") + video_tags(_ffmetadata(path, "0:s:V:0"))
+
+
+def _ffmetadata(path: str, which: str) -> tuple[tuple[str, str], ...]:
+    """The tags ``-map_metadata which`` takes of ``path`` (``0``: the file's own)."""
     res = subprocess.run([ffmpeg_exe(), "-hide_banner", "-loglevel", "error", "-i", path,
-                          "-map_metadata", "0", "-f", "ffmetadata", "-"],
+                          "-map_metadata", which, "-f", "ffmetadata", "-"],
                          capture_output=True)  # (bytes: a CR kept, not made a newline)
     # surrogateescape: bytes that are no UTF-8 go back to ffmpeg's command line as they were
     return parse_ffmetadata(res.stdout.decode("utf-8", "surrogateescape")) \
         if res.returncode == 0 else ()
+
+
+def video_tags(stream: tuple[tuple[str, str], ...]) -> tuple[tuple[str, str], ...]:
+    """A video ``stream``'s own tags that its output's stream gets (it is encoded anew from
+    raw frames, which carry none: they were dropped), each key after :data:`VIDEO`: its
+    language (not ``und``, no language), title and handler name, none longer than
+    :data:`LONGEST`. Not its rotation: the frames are read turned upright."""
+    kept = {}
+    for key, value in stream:
+        name = VIDEO_KEYS.get(key.lower())
+        if name and value and len(value) <= LONGEST and not (
+                name == "language" and value == "und"):
+            kept.setdefault(name, value)
+    return tuple((VIDEO + k, v) for k, v in kept.items())
+
+
+def file_tags(tags: tuple[tuple[str, str], ...]) -> tuple[tuple[str, str], ...]:
+    """The container's own of ``tags`` (not its video stream's, :func:`video_tags`)."""
+    return tuple((k, v) for k, v in tags if not k.startswith(VIDEO))
 
 
 def parse_ffmetadata(text: str) -> tuple[tuple[str, str], ...]:
@@ -75,7 +107,7 @@ def quicktime_keys(tags: tuple[tuple[str, str], ...]) -> str:
     MP4's or MOV's muxer writes them only so, in its ``keys`` box (else dropped: an iPhone
     clip's place was lost), and then every tag so, none in its own field (no iTunes
     ``©nam`` for the title: :func:`tag_options`); "" where they hold none."""
-    return "+use_metadata_tags" if any("." in k for k, _ in tags) else ""
+    return "+use_metadata_tags" if any("." in k for k, _ in file_tags(tags)) else ""
 
 
 def output_tags(output: str, tags: tuple[tuple[str, str], ...]
@@ -99,11 +131,12 @@ def write_tags(path: Path, output: str, tags: tuple[tuple[str, str], ...]) -> bo
     """The tags ``output`` gets (:func:`output_tags`) written to ``path`` as an ffmetadata
     file (``=``, ``;``, ``#``, ``\\`` and a newline escaped), which the final mux reads
     (:func:`tag_options`): as ``-metadata k=v`` a tag over 128 KiB was one argument past
-    Linux's MAX_ARG_STRLEN, "Argument list too long". False (nothing written) for none."""
+    Linux's MAX_ARG_STRLEN, "Argument list too long". False (nothing written) for none
+    (the video stream's alone: a file of no tags, the stream's go as options)."""
     kept = output_tags(output, tags)
     if not kept:
         return False
-    lines = "".join(f"{escape(k)}={escape(v)}\n" for k, v in kept)
+    lines = "".join(f"{escape(k)}={escape(v)}\n" for k, v in file_tags(kept))
     # surrogateescape: bytes that were no UTF-8 in the footage go back as they were
     path.write_bytes((";FFMETADATA1\n" + lines).encode("utf-8", "surrogateescape"))
     return True
@@ -115,12 +148,18 @@ def escape(text: str) -> str:
     return re.sub(r"([=;#\\\n\r])", r"\\\1", text)
 
 
-def tag_options(tags_file: str | None, index: int) -> tuple[list[str], list[str]]:
+def tag_options(tags_file: str | None, index: int, tags: tuple[tuple[str, str], ...] = ()
+                ) -> tuple[list[str], list[str]]:
     """The input options reading ``tags_file`` (:func:`write_tags`; None: no tags) and the
-    output's ``-map_metadata`` taking its tags, it being input ``index``."""
+    output's ``-map_metadata`` taking its tags, it being input ``index``; and its video
+    stream's own of ``tags`` (:func:`video_tags`), as ``-metadata:s:v:0 k=v``: taken from
+    the file too (``-map_metadata:s:v:0``), they left the soundtrack's streams without
+    theirs (ffmpeg copies those unless one stream's tags are mapped)."""
     if tags_file is None:
         return [], []
-    return ["-f", "ffmetadata", "-i", tags_file], ["-map_metadata", str(index)]
+    stream = [x for k, v in tags if k.startswith(VIDEO)
+              for x in ("-metadata:s:v:0", f"{k[len(VIDEO):]}={v}")]
+    return ["-f", "ffmetadata", "-i", tags_file], ["-map_metadata", str(index), *stream]
 
 
 def apple_date(tags: tuple[tuple[str, str], ...]) -> tuple[tuple[str, str], ...]:

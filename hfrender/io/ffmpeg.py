@@ -197,7 +197,8 @@ def encode_command(path: str, fps: float, size: tuple[int, int], codec: str, *,
     colour, tags = output_filters(pix_fmt_in, pix_fmt, codec, encoding)
     rate = frame_rate(fps)
     sound = audio_from if codec != "gif" else None
-    meta_in, meta = tag_options(None if segment else tags_file, 1 if sound is None else 2)
+    meta_in, meta = tag_options(None if segment else tags_file, 1 if sound is None else 2,
+                                getattr(encoding, "tags", ()))
     audio = meta_in  # (an input's options before any output's)
     if sound is not None:
         audio = [*audio_input(sound), *meta_in, "-map", "0:v:0", "-map", "1:a?",
@@ -334,13 +335,12 @@ def join_command(segments: list[str], output: str, rate: Fraction,
         cmd += ["-f", "mpegts", "-i", "concat:" + "|".join(segments)]  # small: no guessing
     else:
         cmd += ["-f", "concat", "-safe", "0", "-i", listing]
-    meta_in, meta = tag_options(tags_file, 1 if audio_from is None else 2)
+    meta_in, meta = tag_options(tags_file, 1 if audio_from is None else 2, tags)
     if audio_from is None:
         cmd += [*meta_in, "-c", "copy"]
     else:
         cmd += [*audio_input(audio_from), *meta_in, "-map", "0:v:0", "-map", "1:a?",
-                "-c:v", "copy",
-                *audio_options(audio_from, output)]
+                "-c:v", "copy", *audio_options(audio_from, output)]
     if Path(output).suffix.lower() in (".mp4", ".mov"):
         cmd += ["-video_track_timescale", str(rate.numerator),
                 *player_options(output, codec, timecode, tags)]

@@ -46,6 +46,7 @@ class VideoInfo:
     codec: str = ""  # the video's, as ffmpeg names it ("h264", "dvvideo")
     video_tracks: int = 1  # video streams, cover pictures not counted: fx reads the first
     tags: tuple[tuple[str, str], ...] = ()  # the file's creation time, place, title ...
+    # (and its video stream's language, title: io.container_tags.video_tags)
     chapters: int = 0  # its chapters (an edit's, a camera's): kept as its soundtrack is
 
     @property
