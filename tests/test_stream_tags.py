@@ -1,5 +1,5 @@
 """A video stream's own tags through fx (its language, title, handler name), a phone's
-rotated clip upright once."""
+rotated clip upright once, and what an MPEG-TS output cannot hold said."""
 
 import re
 import subprocess
@@ -56,12 +56,13 @@ def test_fx_keeps_the_video_streams_language_title_and_handler(tmp_path, monkeyp
 
 def test_a_video_streams_tags_kept_are_its_language_title_and_handler():
     """Of a stream's tags, its language (``und`` says none), title (an MP4's track "name")
-    and handler name, under :data:`VIDEO`; not its encoder, rotation or one too long to be
-    an argument."""
+    and handler name (not ffmpeg's own), under :data:`VIDEO`; not its encoder, rotation or
+    one too long to be an argument."""
     from hfrender.io.container_tags import LONGEST, VIDEO, file_tags, video_tags
 
     stream = (("language", "und"), ("name", "Angle A"), ("HANDLER_NAME", "Core Media Video"),
-              ("encoder", "Lavc"), ("rotate", "90"), ("title", "x" * (LONGEST + 1)))
+              ("encoder", "Lavc"), ("rotate", "90"), ("title", "x" * (LONGEST + 1)),
+              ("handler_name", "VideoHandler"))
     assert video_tags(stream) == ((VIDEO + "title", "Angle A"),
                                   (VIDEO + "handler_name", "Core Media Video"))
     assert video_tags((("language", "jpn"),)) == ((VIDEO + "language", "jpn"),)
@@ -110,3 +111,49 @@ def test_a_rotated_phone_clip_comes_out_upright_once(tmp_path, name, gamma):
     assert np.abs(shown - upright).mean() < 15
     for wrong in (np.rot90(upright, 2), upright[::-1], upright[:, ::-1]):
         assert np.abs(shown - wrong).mean() > 40
+
+
+def test_a_ts_output_says_which_tags_it_cannot_hold(tmp_path, caplog):
+    """MPEG-TS holds a service's name and provider, no creation time, place or chapters:
+    they were dropped without a word. Now one warning names them; the title is kept as
+    the service's name (players show it), and the sound's language as it was."""
+    listing = tmp_path / "chapters.txt"
+    listing.write_text(";FFMETADATA1\ncreation_time=2024-05-01T10:00:00Z\n"
+                       "location=+37.3349-122.0090/\ntitle=Holiday\n[CHAPTER]\n"
+                       "TIMEBASE=1/1000\nSTART=0\nEND=200\ntitle=Intro\n")
+    clip = tmp_path / "in.mkv"
+    make_clip(clip, "-map", "0:v", "-map", "1:a", "-map_metadata", "2", "-map_chapters", "2",
+              "-metadata:s:a:0", "language=fra", inputs=("-f", "ffmetadata", "-i", str(listing)))
+    out = tmp_path / "out.ts"
+    with caplog.at_level("WARNING"):
+        assert main(["fx", str(clip), "-o", str(out), "--motion-blur", "2", "--quiet"]) == 0
+    said = [r.getMessage() for r in caplog.records]
+    # (the keys as Matroska holds them, in its order)
+    assert said == [f"{out} (MPEG-TS) cannot hold {clip}'s tags LOCATION, creation_time and 1 "
+                    "chapter: left out (its title is kept as the service name); write .mkv, "
+                    ".mov or .mp4 to keep them"], said
+    shown = subprocess.run([FFMPEG, "-hide_banner", "-i", str(out)], capture_output=True,
+                           text=True).stderr
+    assert re.search(r"service_name\s*: Holiday", shown), shown
+    assert stream_tags(out, "a:0").get("language") == "fra"
+
+
+def test_what_a_ts_cannot_hold_is_named():
+    """The line names the file's tags, its video stream's language and title (not a
+    handler's name: a muxer's, mostly) and its chapters that a ``.ts`` cannot hold: all but
+    its title (the service's name); other outputs hold them (a GIF none, as documented):
+    no line."""
+    from hfrender.io.container_tags import VIDEO, left_out
+
+    tags = (("title", "Trip"), ("com.apple.quicktime.make", "Apple"),
+            (VIDEO + "language", "jpn"), (VIDEO + "title", "Angle A"),
+            (VIDEO + "handler_name", "Core Media Video"))
+    assert left_out("in.mov", "o.ts", tags, 2) == (
+        "o.ts (MPEG-TS) cannot hold in.mov's tag com.apple.quicktime.make, video stream's "
+        "language, title and 2 chapters: left out (its title is kept as the service name); "
+        "write .mkv, .mov or .mp4 to keep them")
+    assert left_out("in.mov", "o.TS", tags[2:3], 0) == (
+        "o.TS (MPEG-TS) cannot hold in.mov's video stream's language: left out; write .mkv, "
+        ".mov or .mp4 to keep them")
+    assert left_out("in.mov", "o.ts", tags[:1] + tags[4:], 0) == ""  # title: service name
+    assert left_out("in.mov", "o.gif", tags, 3) == "" == left_out("in.mov", "o.mkv", tags, 3)

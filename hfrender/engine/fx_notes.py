@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from hfrender.io.colour_tags import source_colour
+from hfrender.io.container_tags import left_out
 from hfrender.io.ffmpeg import timecode_options
 from hfrender.io.pixels import FLOAT
 from hfrender.io.sequence_names import is_sequence
@@ -56,7 +57,11 @@ def keeps_sound(output: str, info: Any) -> bool:
 
 def sound_left_out(source: str, output: str, info: Any) -> None:
     """A warning for the sound the output leaves out: all of it (a GIF, an image sequence),
-    or its subtitles (every audio track is kept)."""
+    or its subtitles (every audio track is kept); and for the tags and chapters a ``.ts``
+    cannot hold (:func:`hfrender.io.container_tags.left_out`)."""
+    tags = left_out(source, output, info.tags, info.chapters)
+    if tags:
+        log.warning("%s", tags)
     if frames_alone(output):
         if info.has_audio:
             log.warning("%s has sound; %s keeps none: the soundtrack is left out", source,

@@ -27,6 +27,8 @@ VIDEO = "s:v:0:"
 VIDEO_KEYS = {"language": "language", "title": "title", "name": "title",
               "handler_name": "handler_name"}
 LONGEST = 4096  # a stream tag's value goes as one argument (-metadata:s:v:0): none longer
+# the tags an MPEG-TS keeps: its service's name (the muxer takes a title for it) and provider
+TS_HOLDS = {"title", "service_name"}
 
 
 def read_tags(path: str) -> tuple[tuple[str, str], ...]:
@@ -50,13 +52,14 @@ def _ffmetadata(path: str, which: str) -> tuple[tuple[str, str], ...]:
 def video_tags(stream: tuple[tuple[str, str], ...]) -> tuple[tuple[str, str], ...]:
     """A video ``stream``'s own tags that its output's stream gets (it is encoded anew from
     raw frames, which carry none: they were dropped), each key after :data:`VIDEO`: its
-    language (not ``und``, no language), title and handler name, none longer than
-    :data:`LONGEST`. Not its rotation: the frames are read turned upright."""
+    language (not ``und``, no language), title and handler name (not ffmpeg's own
+    ``VideoHandler``, which its MP4 muxer writes anyway), none longer than :data:`LONGEST`.
+    Not its rotation: the frames are read turned upright."""
     kept = {}
     for key, value in stream:
         name = VIDEO_KEYS.get(key.lower())
-        if name and value and len(value) <= LONGEST and not (
-                name == "language" and value == "und"):
+        if name and value and len(value) <= LONGEST and value not in (
+                "und", "VideoHandler"):  # no language; ffmpeg's own handler (its muxer's)
             kept.setdefault(name, value)
     return tuple((VIDEO + k, v) for k, v in kept.items())
 
@@ -122,6 +125,8 @@ def output_tags(output: str, tags: tuple[tuple[str, str], ...]
     suffix = Path(output).suffix.lower()
     if suffix == ".gif":
         return ()
+    if suffix == ".ts":  # (its streams' tags it drops: :func:`left_out` names them)
+        return tuple((k, v) for k, v in tags if k.lower() in TS_HOLDS)
     if suffix in (".mp4", ".mov") and quicktime_keys(tags):
         return tags + apple_date(tags)
     return tags
@@ -177,3 +182,25 @@ def apple_date(tags: tuple[tuple[str, str], ...]) -> tuple[tuple[str, str], ...]
             when = when.astimezone(timezone.utc) if when.tzinfo else when
             return ((DATE, when.strftime("%Y-%m-%dT%H:%M:%S+0000")),)
     return ()
+
+
+def left_out(source: str, output: str, tags: tuple[tuple[str, str], ...], chapters: int
+             ) -> str:
+    """The line naming what an MPEG-TS ``output`` cannot hold of ``source``'s ``tags`` (the
+    file's; its video stream's language and title, not a handler's name) and ``chapters``
+    (were dropped unsaid); "" where it holds them all, and for other outputs (a GIF, which
+    holds none, as documented: its sound alone is said left out)."""
+    if Path(output).suffix.lower() != ".ts":
+        return ""
+    kept = output_tags(output, tags)
+    lost = [k for k, v in file_tags(tags) if (k, v) not in kept]
+    stream = [k[len(VIDEO):] for k, _ in tags if k in (VIDEO + "language", VIDEO + "title")]
+    parts = [f"tag{'s' if len(lost) > 1 else ''} {', '.join(lost)}"] if lost else []
+    parts += [f"video stream's {', '.join(stream)}"] if stream else []
+    parts += [f"{chapters} chapter{'s' if chapters > 1 else ''}"] if chapters else []
+    if not parts:
+        return ""
+    said = ", ".join(parts[:-1]) + " and " + parts[-1] if len(parts) > 1 else parts[0]
+    title = " (its title is kept as the service name)" if kept else ""
+    return (f"{output} (MPEG-TS) cannot hold {source}'s {said}: left out{title}; write .mkv, "
+            ".mov or .mp4 to keep them")
