@@ -4,7 +4,7 @@ job fails in one line, as a single render says it, and the other jobs run."""
 import errno
 
 import pytest
-from test_batch import make_folder, summary
+from batch_helpers import make_folder, summary
 
 pytestmark = pytest.mark.usefixtures("gl_context")
 

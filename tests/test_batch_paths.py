@@ -5,7 +5,7 @@ that must be none of them."""
 
 import numpy as np
 import pytest
-from test_batch import make_folder, summary
+from batch_helpers import make_folder, summary
 
 from hfrender.cli import main
 from hfrender.engine.batch import load_jobs

@@ -7,7 +7,7 @@ import re
 import types
 
 import pytest
-from test_batch import make_folder
+from batch_helpers import make_folder
 
 from hfrender.cli import main
 from hfrender.engine.batch_progress import BatchTally

@@ -22,7 +22,7 @@ duration = 0.2
 
 @pytest.fixture
 def folder(tmp_path):
-    from test_batch import BAR
+    from batch_helpers import BAR
 
     (tmp_path / "bar.frag").write_text(BAR.read_text())
     (tmp_path / "hfrender.toml").write_text('[render]\ncrf = 20\npreset = "slow"\n')

@@ -5,7 +5,7 @@ wrote the JSON over the scene file)."""
 import json
 
 import pytest
-from test_batch import make_folder
+from batch_helpers import make_folder
 
 from hfrender.cli import main
 

@@ -5,7 +5,7 @@ why; each reason had scrolled away with its job's end line)."""
 import re
 
 import pytest
-from test_batch import make_folder
+from batch_helpers import make_folder
 
 from hfrender.cli import main
 

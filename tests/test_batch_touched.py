@@ -7,7 +7,7 @@ import os
 import shutil
 
 import pytest
-from test_batch import make_folder
+from batch_helpers import make_folder
 
 from hfrender.cli import main
 

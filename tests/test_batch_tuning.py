@@ -7,7 +7,7 @@ a video's keyframes (the same pixels drawn, other bytes encoded)."""
 import json
 
 import pytest
-from test_batch import make_folder
+from batch_helpers import make_folder
 
 from hfrender.cli import main
 
