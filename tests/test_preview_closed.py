@@ -3,7 +3,7 @@
 from pathlib import Path
 
 import pytest
-from test_cli_render import x_display  # noqa: F401  (the fixture: a virtual X display)
+from cli_render_helpers import x_display_fixture  # noqa: F401  (the fixture x_display)
 
 from hfrender.cli import main
 
