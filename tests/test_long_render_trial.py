@@ -152,7 +152,7 @@ def test_a_closed_terminal_stops_a_render_as_sigterm_does(tmp_path):
     nothing said, the partial output not put in place. Now: as SIGTERM, exit 129."""
     import signal
 
-    from test_resume import scene, start, wait_for_segments
+    from resume_helpers import scene, start, wait_for_segments
 
     out = tmp_path / "h.mp4"
     proc = start(scene(tmp_path, 0.004), out)
@@ -279,7 +279,7 @@ def test_a_closed_terminal_that_cannot_be_written_still_exits_129(tmp_path):
     import pty
     import signal
 
-    from test_resume import scene, wait_for_segments
+    from resume_helpers import scene, wait_for_segments
 
     out = tmp_path / "t.mp4"
     master, slave = pty.openpty()

@@ -128,7 +128,7 @@ def test_a_killed_runs_encoder_writes_no_file_the_resume_keeps(tmp_path, rng, mo
         clip, _ = make_clip(tmp_path, rng, n=60)  # 15-frame segments: 4 of them
         args = ["fx", str(clip), "--motion-blur", "4", "--quiet"]
     else:
-        from test_resume import ARGS, scene
+        from resume_helpers import ARGS, scene
 
         request.getfixturevalue("gl_context")
         args = ["render", str(scene(tmp_path, 0.0)), *ARGS]  # 30-frame segments: 3
