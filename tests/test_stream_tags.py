@@ -129,9 +129,9 @@ def test_a_ts_output_says_which_tags_it_cannot_hold(tmp_path, caplog):
         assert main(["fx", str(clip), "-o", str(out), "--motion-blur", "2", "--quiet"]) == 0
     said = [r.getMessage() for r in caplog.records]
     # (the keys as Matroska holds them, in its order)
-    assert said == [f"{out} (MPEG-TS) cannot hold {clip}'s tags LOCATION, creation_time and 1 "
-                    "chapter: left out (its title is kept as the service name); write .mkv, "
-                    ".mov or .mp4 to keep them"], said
+    assert said == [f"{out} (MPEG-TS) cannot hold {clip}'s tags LOCATION and creation_time; "
+                    "1 chapter: left out (its title is kept as the service name); write .mkv "
+                    "to keep them"], said
     shown = subprocess.run([FFMPEG, "-hide_banner", "-i", str(out)], capture_output=True,
                            text=True).stderr
     assert re.search(r"service_name\s*: Holiday", shown), shown
@@ -149,11 +149,29 @@ def test_what_a_ts_cannot_hold_is_named():
             (VIDEO + "language", "jpn"), (VIDEO + "title", "Angle A"),
             (VIDEO + "handler_name", "Core Media Video"))
     assert left_out("in.mov", "o.ts", tags, 2) == (
-        "o.ts (MPEG-TS) cannot hold in.mov's tag com.apple.quicktime.make, video stream's "
-        "language, title and 2 chapters: left out (its title is kept as the service name); "
-        "write .mkv, .mov or .mp4 to keep them")
+        "o.ts (MPEG-TS) cannot hold in.mov's tag com.apple.quicktime.make; video stream's "
+        "language and title; 2 chapters: left out (its title is kept as the service name); "
+        "write .mkv to keep them")
     assert left_out("in.mov", "o.TS", tags[2:3], 0) == (
-        "o.TS (MPEG-TS) cannot hold in.mov's video stream's language: left out; write .mkv, "
-        ".mov or .mp4 to keep them")
+        "o.TS (MPEG-TS) cannot hold in.mov's video stream's language: left out; write "
+        ".mkv to keep them")
+    three = (("artist", "A"), ("make", "B"), ("model", "C"))
+    assert left_out("in.mkv", "o.ts", three, 1) == (
+        "o.ts (MPEG-TS) cannot hold in.mkv's tags artist, make and model; 1 chapter: left "
+        "out; write .mkv to keep them")
     assert left_out("in.mov", "o.ts", tags[:1] + tags[4:], 0) == ""  # title: service name
     assert left_out("in.mov", "o.gif", tags, 3) == "" == left_out("in.mov", "o.mkv", tags, 3)
+
+
+def test_a_ts_gets_no_option_for_the_video_streams_tags():
+    """The mux's ``-metadata:s:v:0`` options are those the output gets: none for a ``.ts``
+    (MPEG-TS drops them: were passed to it), all of them for a ``.mkv``."""
+    from hfrender.io.container_tags import VIDEO, tag_options
+
+    tags = (("title", "Trip"), (VIDEO + "language", "jpn"), (VIDEO + "title", "Angle A"))
+    assert tag_options("t.txt", 1, tags, "o.ts") == (
+        ["-f", "ffmetadata", "-i", "t.txt"], ["-map_metadata", "1"])
+    assert tag_options("t.txt", 2, tags, "o.mkv")[1] == [
+        "-map_metadata", "2", "-metadata:s:v:0", "language=jpn", "-metadata:s:v:0",
+        "title=Angle A"]
+    assert tag_options(None, 1, tags, "o.mkv") == ([], [])

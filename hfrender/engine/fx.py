@@ -34,7 +34,7 @@ from hfrender.engine.buffers import OutputBuffers
 from hfrender.engine.core import Engine
 from hfrender.engine.fx_depth import check_window, depth_pass_of, focused
 from hfrender.engine.fx_fusion import FxFusion, stream_pad
-from hfrender.engine.fx_notes import deep_note, keeps_sound, picture_notes, sound_left_out
+from hfrender.engine.fx_notes import deep_note, keeps_sound, left_out_notes, picture_notes
 from hfrender.engine.fx_output import (
     ChunkOutput,
     FxOutput,
@@ -162,9 +162,10 @@ class FxJob:
 
     def _alpha(self) -> None:
         """Footage with alpha: kept where the output holds it, else dropped (said once);
-        and its sound, which a GIF or an image sequence cannot hold (said too)."""
+        and what the output cannot hold of its sound (a GIF, an image sequence) and of its
+        tags and chapters (a ``.ts``), said too."""
         if getattr(self, "info", None) is not None:  # a video file (a sequence has no sound)
-            sound_left_out(str(self.source), self.output, self.info)
+            left_out_notes(str(self.source), self.output, self.info)
             picture_notes(str(self.source), self.output, self.info, self.s.stride,
                           self.footage.pix_fmt == "yuv420p")
         self.alpha, self.alpha_note = None, None

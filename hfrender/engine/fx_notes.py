@@ -55,7 +55,7 @@ def keeps_sound(output: str, info: Any) -> bool:
     return info is not None and info.has_audio and not frames_alone(output)
 
 
-def sound_left_out(source: str, output: str, info: Any) -> None:
+def left_out_notes(source: str, output: str, info: Any) -> None:
     """A warning for the sound the output leaves out: all of it (a GIF, an image sequence),
     or its subtitles (every audio track is kept); and for the tags and chapters a ``.ts``
     cannot hold (:func:`hfrender.io.container_tags.left_out`)."""

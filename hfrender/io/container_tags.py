@@ -136,8 +136,9 @@ def write_tags(path: Path, output: str, tags: tuple[tuple[str, str], ...]) -> bo
     """The tags ``output`` gets (:func:`output_tags`) written to ``path`` as an ffmetadata
     file (``=``, ``;``, ``#``, ``\\`` and a newline escaped), which the final mux reads
     (:func:`tag_options`): as ``-metadata k=v`` a tag over 128 KiB was one argument past
-    Linux's MAX_ARG_STRLEN, "Argument list too long". False (nothing written) for none
-    (the video stream's alone: a file of no tags, the stream's go as options)."""
+    Linux's MAX_ARG_STRLEN, "Argument list too long". False (nothing written) where the
+    output gets none; where it gets its video stream's alone, a file of no tags is written
+    (those go as options: :func:`tag_options`)."""
     kept = output_tags(output, tags)
     if not kept:
         return False
@@ -153,16 +154,17 @@ def escape(text: str) -> str:
     return re.sub(r"([=;#\\\n\r])", r"\\\1", text)
 
 
-def tag_options(tags_file: str | None, index: int, tags: tuple[tuple[str, str], ...] = ()
-                ) -> tuple[list[str], list[str]]:
+def tag_options(tags_file: str | None, index: int, tags: tuple[tuple[str, str], ...],
+                output: str) -> tuple[list[str], list[str]]:
     """The input options reading ``tags_file`` (:func:`write_tags`; None: no tags) and the
     output's ``-map_metadata`` taking its tags, it being input ``index``; and its video
-    stream's own of ``tags`` (:func:`video_tags`), as ``-metadata:s:v:0 k=v``: taken from
+    stream's own of ``tags`` (:func:`video_tags`) that ``output`` gets (:func:`output_tags`),
+    as ``-metadata:s:v:0 k=v``: taken from
     the file too (``-map_metadata:s:v:0``), they left the soundtrack's streams without
     theirs (ffmpeg copies those unless one stream's tags are mapped)."""
     if tags_file is None:
         return [], []
-    stream = [x for k, v in tags if k.startswith(VIDEO)
+    stream = [x for k, v in output_tags(output, tags) if k.startswith(VIDEO)
               for x in ("-metadata:s:v:0", f"{k[len(VIDEO):]}={v}")]
     return ["-f", "ffmetadata", "-i", tags_file], ["-map_metadata", str(index), *stream]
 
@@ -195,12 +197,17 @@ def left_out(source: str, output: str, tags: tuple[tuple[str, str], ...], chapte
     kept = output_tags(output, tags)
     lost = [k for k, v in file_tags(tags) if (k, v) not in kept]
     stream = [k[len(VIDEO):] for k, _ in tags if k in (VIDEO + "language", VIDEO + "title")]
-    parts = [f"tag{'s' if len(lost) > 1 else ''} {', '.join(lost)}"] if lost else []
-    parts += [f"video stream's {', '.join(stream)}"] if stream else []
+    parts = [f"tag{'s' if len(lost) > 1 else ''} {_listed(lost)}"] if lost else []
+    parts += [f"video stream's {_listed(stream)}"] if stream else []
     parts += [f"{chapters} chapter{'s' if chapters > 1 else ''}"] if chapters else []
     if not parts:
         return ""
-    said = ", ".join(parts[:-1]) + " and " + parts[-1] if len(parts) > 1 else parts[0]
     title = " (its title is kept as the service name)" if kept else ""
-    return (f"{output} (MPEG-TS) cannot hold {source}'s {said}: left out{title}; write .mkv, "
-            ".mov or .mp4 to keep them")
+    # .mkv: Matroska holds any tag (an MP4 drops a plain make or model: docs/footage.md)
+    return (f"{output} (MPEG-TS) cannot hold {source}'s {'; '.join(parts)}: left out{title}; "
+            "write .mkv to keep them")
+
+
+def _listed(names: list[str]) -> str:
+    """``names`` as a sentence lists them: "a", "a and b", "a, b and c"."""
+    return ", ".join(names[:-1]) + " and " + names[-1] if len(names) > 1 else names[0]

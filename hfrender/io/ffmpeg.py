@@ -198,7 +198,7 @@ def encode_command(path: str, fps: float, size: tuple[int, int], codec: str, *,
     rate = frame_rate(fps)
     sound = audio_from if codec != "gif" else None
     meta_in, meta = tag_options(None if segment else tags_file, 1 if sound is None else 2,
-                                getattr(encoding, "tags", ()))
+                                getattr(encoding, "tags", ()), container or path)
     audio = meta_in  # (an input's options before any output's)
     if sound is not None:
         audio = [*audio_input(sound), *meta_in, "-map", "0:v:0", "-map", "1:a?",
@@ -335,7 +335,7 @@ def join_command(segments: list[str], output: str, rate: Fraction,
         cmd += ["-f", "mpegts", "-i", "concat:" + "|".join(segments)]  # small: no guessing
     else:
         cmd += ["-f", "concat", "-safe", "0", "-i", listing]
-    meta_in, meta = tag_options(tags_file, 1 if audio_from is None else 2, tags)
+    meta_in, meta = tag_options(tags_file, 1 if audio_from is None else 2, tags, output)
     if audio_from is None:
         cmd += [*meta_in, "-c", "copy"]
     else:
