@@ -5,7 +5,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from test_fx import png_sequence
+from fx_helpers import png_sequence
 
 from hfrender.cli import main
 

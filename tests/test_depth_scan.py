@@ -5,7 +5,7 @@ image sequences keep the per-frame check (reading them all first would cost thei
 
 import numpy as np
 import pytest
-from test_fx import make_clip, png_sequence
+from fx_helpers import make_clip, png_sequence
 
 from hfrender.cli import main
 from hfrender.errors import InputError

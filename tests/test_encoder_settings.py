@@ -135,7 +135,7 @@ def test_every_segment_gets_the_settings(tmp_path, monkeypatch):
 
 
 def test_fx_takes_the_settings(tmp_path, rng):
-    from test_fx import make_clip
+    from fx_helpers import make_clip
 
     clip, _ = make_clip(tmp_path, rng, n=20)
     sizes = {}
@@ -208,7 +208,7 @@ def test_what_the_encoder_does_not_take_is_one_line(tmp_path, capsys, output, fl
 
 
 def test_fx_refuses_the_same_in_one_line(tmp_path, rng, capsys):
-    from test_fx import make_clip
+    from fx_helpers import make_clip
 
     clip, _ = make_clip(tmp_path, rng, n=4)
     for out, flags, message in [
@@ -321,7 +321,7 @@ bitrate = "500k"
 
 
 def test_batch_jobs_take_them(tmp_path, rng):
-    from test_fx import make_clip
+    from fx_helpers import make_clip
 
     (tmp_path / "bar.frag").write_bytes(Path(BAR).read_bytes())
     clip, _ = make_clip(tmp_path, rng, n=6, size=(32, 8))
@@ -361,7 +361,7 @@ def test_resume_compares_the_encoder_settings(tmp_path, monkeypatch, capsys):
 
 
 def test_fx_resume_compares_the_output_pix_fmt(tmp_path, rng, monkeypatch, capsys):
-    from test_fx import make_clip
+    from fx_helpers import make_clip
 
     monkeypatch.setattr("hfrender.engine.fx_output.SEGMENT_SECONDS", 0.2)
     clip, _ = make_clip(tmp_path, rng, n=24)

@@ -9,7 +9,7 @@ import logging
 import imageio.v3 as iio
 import numpy as np
 import pytest
-from test_fx import png_sequence
+from fx_helpers import png_sequence
 
 import hfrender as hf
 from hfrender.cli import main
@@ -358,7 +358,7 @@ def test_resume_with_another_max_blur_names_it_alone_and_the_same_run_goes_on(
     flag gives); with the same flags it goes on to the uninterrupted run's frames."""
     import signal
 
-    from test_fx import decode, make_clip
+    from fx_helpers import decode, make_clip
     from test_fx_engine import segments_done, start_fx, wait_for
 
     clip, _ = make_clip(tmp_path, rng, n=120)  # 15-frame segments: 8 of them

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from test_fx import decode, make_clip, read_pngs
+from fx_helpers import decode, make_clip, read_pngs
 
 from hfrender.cli import main
 from hfrender.config import ConfigError

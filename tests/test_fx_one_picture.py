@@ -6,7 +6,7 @@ import subprocess
 
 import imageio.v3 as iio
 import numpy as np
-from test_fx import FFMPEG, make_clip, png_sequence
+from fx_helpers import FFMPEG, make_clip, png_sequence
 
 import hfrender as hf
 from hfrender.cli import main

@@ -8,7 +8,7 @@ numbers >= 0" and "focus_pixel=(-1, 3) must be (x, y), two whole numbers >= 0").
 
 import numpy as np
 import pytest
-from test_fx import png_sequence
+from fx_helpers import png_sequence
 
 import hfrender as hf
 from hfrender.cli import main

@@ -4,7 +4,7 @@ last log line ("Error opening output files: Invalid argument" for a clip of no f
 import subprocess
 
 import pytest
-from test_fx import FFMPEG
+from fx_helpers import FFMPEG
 
 from hfrender.cli import main
 

@@ -122,7 +122,7 @@ def test_a_killed_runs_encoder_writes_no_file_the_resume_keeps(tmp_path, rng, mo
     from render_helpers import decode_video
 
     if command == "fx":
-        from test_fx import make_clip
+        from fx_helpers import make_clip
 
         monkeypatch.setattr("hfrender.engine.fx_output.SEGMENT_SECONDS", 0.5)
         clip, _ = make_clip(tmp_path, rng, n=60)  # 15-frame segments: 4 of them
