@@ -4,7 +4,7 @@ placeholder, a depth pass normalised to 0..1 with the near and far the user know
 import itertools
 
 import numpy as np
-from test_fx_sequences import write_seq
+from fx_sequence_helpers import write_seq
 
 from hfrender.cli import main
 
