@@ -16,7 +16,7 @@ from hfrender.scene import meshes
 from hfrender.scene.model_animation import Channel, hermite, sample
 
 trimesh = pytest.importorskip("trimesh", reason="the models extra: pip install -e '.[dev]'")
-from test_meshes import draw, make_scene  # noqa: E402
+from mesh_helpers import draw, make_scene  # noqa: E402
 
 W, H = 320, 192
 HALF = 0.25  # the quads' half size

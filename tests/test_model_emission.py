@@ -9,8 +9,8 @@ import struct
 
 import numpy as np
 import pytest
+from mesh_helpers import H, W, make_scene
 from render_helpers import render_frames
-from test_meshes import H, W, make_scene
 from test_models_in_the_wild import gltf_square
 
 import hfrender as hf

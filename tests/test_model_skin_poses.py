@@ -192,7 +192,7 @@ def test_a_sub_frame_poses_a_skin_once_for_its_shadow_map_and_its_colour(
     once) or NumPy's (``posed``; was twice: the shadow map's pose, then the colour's again
     with its rates), and its colour and velocity planes are those drawn without shadows
     (lit by ambient light alone, nothing shadows the bar)."""
-    from test_meshes import make_scene
+    from mesh_helpers import make_scene
     from test_model_animation import CAMERA, H, W, sub_frame
     from test_model_skins import write_bar
 
@@ -235,7 +235,7 @@ def test_a_sub_frame_poses_a_skin_once_for_its_shadow_map_and_its_colour(
 def test_a_released_drawer_keeps_no_pose_by_a_buffer_id(gl_context, tmp_path):
     """``ModelDrawer.release`` forgets the poses it wrote, keyed by the ids of buffers it
     released (a new buffer may take a freed id, and would be thought to hold that pose)."""
-    from test_meshes import make_scene
+    from mesh_helpers import make_scene
     from test_model_animation import CAMERA, H, W
     from test_model_skins import write_bar
 

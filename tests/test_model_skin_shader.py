@@ -14,7 +14,7 @@ from hfrender.renderer.clip_motion import clip_rates
 from hfrender.renderer.renderer import SceneRenderer
 
 trimesh = pytest.importorskip("trimesh", reason="the models extra: pip install -e '.[dev]'")
-from test_meshes import make_scene  # noqa: E402
+from mesh_helpers import make_scene  # noqa: E402
 from test_model_animation import CAMERA, H, W  # noqa: E402
 from test_model_morphs import write_quad  # noqa: E402
 from test_model_skin_checks import eight  # noqa: E402

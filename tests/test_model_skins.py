@@ -14,7 +14,7 @@ from hfrender.scene import meshes
 from hfrender.scene.model_skins import posed, skin_starts
 
 trimesh = pytest.importorskip("trimesh", reason="the models extra: pip install -e '.[dev]'")
-from test_meshes import draw, make_scene  # noqa: E402
+from mesh_helpers import draw, make_scene  # noqa: E402
 from test_model_animation import (  # noqa: E402
     CAMERA,
     H,

@@ -4,7 +4,7 @@ refused in one line naming the file."""
 
 import numpy as np
 import pytest
-from test_meshes import draw, make_scene
+from mesh_helpers import draw, make_scene
 
 import hfrender as hf
 from hfrender.scene.meshes import ModelError

@@ -17,9 +17,9 @@ from hfrender.renderer.renderer import SceneRenderer
 from hfrender.scene import text as text_module
 from hfrender.scene.in_view import nothing_seen
 from hfrender.scene.sources import asset_files
+from tests.mesh_helpers import draw, make_scene
 from tests.render_helpers import linear as linear_light
 from tests.render_helpers import render_frames
-from tests.test_meshes import draw, make_scene
 
 W, H = 160, 96
 PX_A_METRE = H / 2.0  # an orthographic camera 2 m high

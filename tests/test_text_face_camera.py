@@ -13,7 +13,7 @@ from hfrender.errors import InputError
 from hfrender.renderer.renderer import SceneRenderer
 from hfrender.renderer.translucent import in_order
 from hfrender.scene.in_view import nothing_seen
-from tests.test_meshes import draw, make_scene
+from tests.mesh_helpers import draw, make_scene
 
 W, H = 160, 96
 TURN = math.radians(80)

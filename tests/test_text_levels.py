@@ -10,8 +10,8 @@ import pytest
 import hfrender as hf
 from hfrender.renderer import text as drawing
 from hfrender.scene import text as text_module
+from tests.mesh_helpers import draw, make_scene
 from tests.render_helpers import linear
-from tests.test_meshes import draw, make_scene
 
 W, H = 128, 480  # an orthographic camera 2 m high: 240 px a metre
 
