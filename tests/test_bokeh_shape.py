@@ -105,7 +105,7 @@ def test_a_bright_point_spreads_over_its_polygon_with_all_its_light(method, blad
 
 @pytest.mark.parametrize("blades", [5, 6])
 def test_fast_is_within_40_db_of_the_exact_gather_with_blades(rng, blades):
-    from test_dof_fast import lens_for, psnr, slanted
+    from dof_fast_helpers import lens_for, psnr, slanted
 
     img, depth = slanted(rng)
     lens = lens_for(depth, 24)
@@ -209,7 +209,7 @@ def dev(tmp_path_factory):
 def test_the_cuda_kernels_draw_the_polygons_as_numpy_does(dev, rng, method):
     """On the CPU emulator: sub-frames with depths on both sides of the focus plane, a
     pentagon (turned over in front) and a hexagon, against the CPU backend."""
-    from test_dof_fast import slanted
+    from dof_fast_helpers import slanted
 
     from hfrender.backends.cpu import CPUBackend
     from hfrender.backends.cuda import launches
@@ -235,7 +235,7 @@ def test_planes_on_both_sides_of_the_focus_with_odd_blades(rng, blades):
     about one size meet, the fast method's shortcuts (a farther layer's scatter, or a
     gather with the pixel's disk) are not the gather's intersection of the two. Measured:
     54.5 dB at 3 blades, 139 dB at 5, on this scene."""
-    from test_dof_fast import lens_for, planes, psnr
+    from dof_fast_helpers import lens_for, planes, psnr
 
     img, depth = planes(rng)
     lens = lens_for(depth, 24)
@@ -250,7 +250,7 @@ def test_a_slanted_floor_with_depth_noise(blades, seed):
     floor's rows scatter over many classes. Fast against exact, seeds 0 and 1: 41.6 and
     42.3 dB round, 38.1 and 42.8 dB with 5 blades, 37.8 and 40.9 dB with 6 (33.5 and 38.9,
     34.1 and 40.1 before the peak window grew with the number of disk sizes)."""
-    from test_dof_fast import lens_for, psnr, slanted
+    from dof_fast_helpers import lens_for, psnr, slanted
 
     rng = np.random.default_rng(seed)
     img, depth = slanted(rng)

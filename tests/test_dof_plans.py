@@ -8,7 +8,7 @@ import dataclasses
 import numpy as np
 import pytest
 from cuda_emu import session_emulator
-from test_dof_fast import CPU, FOCUS, lens_for, psnr, slanted
+from dof_fast_helpers import CPU, FOCUS, lens_for, psnr, slanted
 
 import hfrender as hf
 from hfrender.backends.cpu.dof import squared_radii

@@ -3,7 +3,7 @@ a frame whose depth and lens are the frame before's once (``backends/cpu/dof_pla
 the pictures bit for bit a call a frame's."""
 
 import numpy as np
-from test_dof_fast import CPU, lens_for, slanted
+from dof_fast_helpers import CPU, lens_for, slanted
 
 import hfrender as hf
 from hfrender.backends.cpu import dof_plan

@@ -6,10 +6,12 @@ import threading
 
 import numpy as np
 import pytest
-from test_dof_fast import FAR, FOCUS, H, W, defocus_fast, lens_for, pole
+from dof_fast_helpers import FOCUS, H, W, lens_for, pole
 
 import hfrender as hf
 from hfrender import dof_frame, dof_layers
+from hfrender.backends.cpu.dof_fast import defocus_fast
+from hfrender.dof_layers import FAR
 
 
 def test_the_fft_thread_gives_the_picture_of_one_thread_bit_for_bit(rng, monkeypatch):

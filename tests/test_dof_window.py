@@ -5,7 +5,7 @@ sub-frame, too much moving)."""
 
 import numpy as np
 import pytest
-from test_dof_fast import FOCUS, lens_for, texture
+from dof_fast_helpers import FOCUS, lens_for, texture
 
 import hfrender as hf
 from hfrender.backends.cpu import CPUBackend
