@@ -9,7 +9,7 @@ def test_a_local_runs_segments_on_ray_are_said_why_they_are_not_taken(tmp_path, 
     """A batch stopped here and run again with --ray started over, told the settings were
     not the same (they were: a batch user's trial); its segments were drawn with this
     machine's GL and backend, which a Ray run's chunks each record for themselves."""
-    from hfrender.engine.cluster import whole_segments
+    from hfrender.engine.cluster_segments import whole_segments
     from hfrender.io.segments import Manifest, work_dir
 
     out = tmp_path / "o.mp4"

@@ -273,7 +273,7 @@ def _until(ready, timeout: float = 60.0) -> None:
 def test_segments_that_do_not_make_the_frames_once_each_are_never_joined():
     """A review: segments cut two ways overlapped in a join (147 frames for 90); before a
     join they are checked to make frames 0..total - 1 once each, in order."""
-    from hfrender.engine.cluster import tiled
+    from hfrender.engine.cluster_segments import tiled
 
     def seg(first, count):
         return {"first": first, "count": count}

@@ -207,7 +207,7 @@ def test_a_ray_run_keeps_its_segments_with_tuple_settings(tmp_path):
     keeps them (was: a list against a tuple, every segment made again)."""
     import hashlib
 
-    from hfrender.engine.cluster import keep_segment, whole_segments
+    from hfrender.engine.cluster_segments import keep_segment, whole_segments
     from hfrender.io.segments import work_dir
 
     out = str(tmp_path / "o.mp4")

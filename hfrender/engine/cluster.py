@@ -27,9 +27,9 @@ from typing import Any
 
 import numpy as np
 
-from hfrender.checksum import sha256_file
 from hfrender.config import ConfigError, RenderConfig
 from hfrender.engine.chunk_dir import scene_sent
+from hfrender.engine.cluster_segments import keep_segment, tiled, whole_segments
 from hfrender.engine.cluster_tasks import render_chunk, render_frames
 from hfrender.engine.files_read import files_inside, with_chunk_files, with_later_files
 from hfrender.engine.ray_connect import connect
@@ -45,14 +45,7 @@ from hfrender.io.ffmpeg import sound_under
 from hfrender.io.join import join
 from hfrender.io.segment_cuts import render_segment_frames, segment_ranges
 from hfrender.io.segment_files import segment_name, segment_suffix
-from hfrender.io.segments import (
-    Manifest,
-    as_kept,
-    fresh_work_dir,
-    remove_work_dir,
-    resumable,
-    work_dir,
-)
+from hfrender.io.segments import Manifest, remove_work_dir, resumable, work_dir
 from hfrender.io.sequence_commit import check_frames_there
 from hfrender.io.sequence_names import is_sequence
 from hfrender.io.writers import check_output
@@ -319,55 +312,6 @@ class ClusterRender:
                                   output=self.config.output))
 
 
-def whole_segments(output: str, settings: dict, total: int, segment_frames: int,
-                   granularity: int, suffix: str) -> Manifest:
-    """The manifest of an interrupted run of the same ``settings`` into ``output``, with
-    the segments that are whole and unchanged (chunks end in any order: all of them
-    count) and in the container this run writes (``suffix``: an older hfrender's .mkv
-    ones are made again, not joined with .mov ones), else a new one in a fresh work
-    folder."""
-    folder = work_dir(output)
-    try:
-        old = Manifest.load(folder)
-    except InputError:
-        old = None
-    if old is not None and old.settings == as_kept(settings):
-        old.segments = [seg for seg in old.segments if seg["file"].endswith(suffix)
-                        and (folder / seg["file"]).is_file()
-                        and sha256_file(folder / seg["file"]) == seg["sha256"]]
-        return old
-    fresh_work_dir(output, "drawn here, with this machine's GL and fusion backend: on Ray "
-                           "each chunk is its worker's; a run goes on from them without "
-                           "--ray" if _drawn_here(old, settings) else None)  # (was: "only
-    # with the same settings", a trial)
-    folder.mkdir(parents=True)
-    manifest = Manifest(settings, total, segment_frames, granularity)
-    manifest.save(folder)
-    return manifest
-
-
-def tiled(segments: list[dict], total: int) -> list[dict]:
-    """``segments`` in order, where each starts as the one before ends and the last ends at
-    ``total``; else a bug, raised before any output is written (segments cut two ways
-    overlapped in a join, 147 frames for 90: a review)."""
-    order = sorted(segments, key=lambda seg: seg["first"])
-    ends = [seg["first"] + seg["count"] for seg in order]
-    if [seg["first"] for seg in order] != [0, *ends[:-1]] or ends[-1:] != [total]:
-        raise RuntimeError(f"segments {[(g['first'], g['count']) for g in order]} do not "
-                           f"make frames 0..{total - 1} once each")
-    return order
-
-
-def _drawn_here(old: Manifest | None, settings: dict) -> bool:
-    """Whether ``old`` is a local run's of these ``settings`` but for its GL and backend
-    (which a Ray run's chunks each record for themselves)."""
-    def rest(kept: dict) -> dict:
-        return {k: v for k, v in kept.items() if k not in ("gl_renderer", "backend")}
-
-    return old is not None and old.settings.get("gl_renderer") != "ray" and \
-        rest(old.settings) == rest(as_kept(settings))
-
-
 def _fixed_granularity(config: RenderConfig, plan: PlanStream, hdr: bool, depth: bool,
                        velocity: bool) -> RenderConfig:
     """``--granularity auto`` fixed here, from the driver's memory: every chunk cuts its
@@ -380,19 +324,3 @@ def _fixed_granularity(config: RenderConfig, plan: PlanStream, hdr: bool, depth:
     return config.with_(granularity=auto_granularity(
         frame_bytes, frames_per_output=plan.step, halo=plan.overlap,
         slots=slot_count(config.max_in_flight)))
-
-
-def keep_segment(manifest: Manifest, folder: Path, chunk: dict, name: str) -> None:
-    """A chunk that came back: its checksum checked, its segment kept in ``folder`` as
-    ``name``, the manifest updated (segments in frame order; chunks end in any order)."""
-    if hashlib.sha256(chunk["data"]).hexdigest() != chunk["sha256"]:
-        raise InputError(f"segment at frame {chunk['first']} came back damaged "
-                         "(its checksum does not match)")
-    part = folder / (name + ".part")
-    part.write_bytes(chunk["data"])
-    os.replace(part, folder / name)
-    made = {k: chunk[k] for k in ("gl", "backend") if k in chunk}  # where it was drawn, fused
-    manifest.segments.append({"first": chunk["first"], "count": chunk["count"], "file": name,
-                              "sha256": chunk["sha256"], **made})
-    manifest.segments.sort(key=lambda seg: seg["first"])
-    manifest.save(folder)

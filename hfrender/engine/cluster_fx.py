@@ -22,14 +22,8 @@ from hfrender.checksum import sha256_file
 from hfrender.config import ConfigError
 from hfrender.engine import chunk_stop, fx_output
 from hfrender.engine.chunk_dir import chunk_dir
-from hfrender.engine.cluster import (
-    MAX_RETRIES,
-    ClusterStats,
-    Progress,
-    keep_segment,
-    tiled,
-    whole_segments,
-)
+from hfrender.engine.cluster import MAX_RETRIES, ClusterStats, Progress
+from hfrender.engine.cluster_segments import keep_segment, tiled, whole_segments
 from hfrender.engine.cluster_tasks import lay_out
 from hfrender.engine.fx_output import raw_format
 from hfrender.engine.fx_settings import FxSettings
