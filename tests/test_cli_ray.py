@@ -348,17 +348,17 @@ def test_what_ray_sends_at_most_is_said_in_decimal_units(tmp_path, monkeypatch):
     import imageio_ffmpeg
 
     from hfrender.config import ConfigError
-    from hfrender.engine import cluster, cluster_fx
+    from hfrender.engine import chunk_dir, cluster_fx
     from hfrender.engine.fx_settings import FxSettings
     from hfrender.errors import InputError
 
     rng = np.random.default_rng(7)
     (tmp_path / "scene").mkdir()
     (tmp_path / "scene" / "a.bin").write_bytes(rng.bytes(1500))
-    monkeypatch.setattr(cluster, "WORKING_DIR_LIMIT", 1200)  # 1,500 B past 1,200 B: 1.2 KB
+    monkeypatch.setattr(chunk_dir, "WORKING_DIR_LIMIT", 1200)  # 1,500 B past 1,200 B: 1.2 KB
     with pytest.raises(ConfigError, match=r"^--ray: .*scene \(the scene's folder, sent to "
                                           r"every worker\) holds more than 1\.2 KB; move "):
-        cluster.scene_files(tmp_path / "scene")
+        chunk_dir.scene_files(tmp_path / "scene")
     clip = tmp_path / "in.mp4"
     subprocess.run([imageio_ffmpeg.get_ffmpeg_exe(), "-hide_banner", "-loglevel", "error",
                     "-f", "lavfi", "-i", "testsrc=size=64x36:rate=30", "-frames:v", "30",

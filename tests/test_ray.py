@@ -650,7 +650,8 @@ def test_a_batch_job_whose_folder_is_too_large_for_ray_runs_here_said(local_ray,
                                                                       monkeypatch, caplog):
     """A scene folder past what is sent to the workers failed its job mid-batch; it runs
     in the driver, as a job Ray does not take does, and that is said (was: unsaid)."""
-    monkeypatch.setattr(cluster, "WORKING_DIR_LIMIT", 100)  # the scene file alone is past
+    # the scene file alone is past it
+    monkeypatch.setattr("hfrender.engine.chunk_dir.WORKING_DIR_LIMIT", 100)
     slow_scene(tmp_path, 0.0)
     (tmp_path / "jobs.toml").write_text('[[job]]\nname = "big"\nscene = "slow.py"\n'
                                         'output = "o.mp4"\nsize = "32x18"\nsamples = 1\n'

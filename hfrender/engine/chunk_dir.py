@@ -1,7 +1,8 @@
 """Where a Ray worker lays out a chunk's scene and segment: a temporary folder named after
 the worker's machine and process, and those of workers that are gone (killed with an
 interrupted run, before their ``with`` could clean up) removed when the next chunk starts
-on that machine."""
+on that machine. On the driver: what a chunk's task is sent of its scene (its file's name
+and folder, :func:`scene_sent`; its folder's files, :func:`scene_files`)."""
 
 from __future__ import annotations
 
@@ -14,6 +15,11 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
+from hfrender.config import ConfigError
+from hfrender.sizes import bytes_said
+
+WORKING_DIR_LIMIT = 100 * 2**20  # what Ray uploads as a task's working_dir, at most
+
 
 def scene_sent(scene_file: Path) -> tuple[str, str]:
     """On the driver: what a chunk's task is sent of its scene file, its name and its folder
@@ -23,6 +29,23 @@ def scene_sent(scene_file: Path) -> tuple[str, str]:
     otherwise)."""
     folder = scene_file.parent
     return scene_file.name, "" if folder == Path(".") else os.path.join(str(folder), "")
+
+
+def scene_files(folder: Path) -> dict[str, bytes]:
+    """The files of a scene's folder (its script, shaders, assets) to send to every worker:
+    hidden files and folders (work folders, caches) left out; one line when too large."""
+    files, size = {}, 0
+    for f in sorted(folder.rglob("*")):
+        rel = f.relative_to(folder)
+        if any(p.startswith(".") or p == "__pycache__" for p in rel.parts) or not f.is_file():
+            continue
+        size += f.stat().st_size
+        if size > WORKING_DIR_LIMIT:  # (a ConfigError: a batch --ray's job runs here)
+            raise ConfigError(f"--ray: {folder} (the scene's folder, sent to every worker) "
+                             f"holds more than {bytes_said(WORKING_DIR_LIMIT)}; move the scene "
+                             "into a folder of its own with only the files it needs")
+        files[str(rel)] = f.read_bytes()
+    return files
 
 
 @contextmanager

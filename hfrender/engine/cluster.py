@@ -28,7 +28,7 @@ from typing import Any
 import numpy as np
 
 from hfrender.config import ConfigError, RenderConfig
-from hfrender.engine.chunk_dir import scene_sent
+from hfrender.engine.chunk_dir import scene_files, scene_sent
 from hfrender.engine.cluster_segments import keep_segment, tiled, whole_segments
 from hfrender.engine.cluster_tasks import render_chunk, render_frames
 from hfrender.engine.files_read import files_inside, with_chunk_files, with_later_files
@@ -50,11 +50,9 @@ from hfrender.io.sequence_commit import check_frames_there
 from hfrender.io.sequence_names import is_sequence
 from hfrender.io.writers import check_output
 from hfrender.plan_stream import PlanStream
-from hfrender.sizes import bytes_said
 
 log = logging.getLogger(__name__)
 
-WORKING_DIR_LIMIT = 100 * 2**20  # what Ray uploads as a task's working_dir, at most
 MAX_RETRIES = 3  # a chunk whose worker died is run again, up to this many times
 Progress = Callable[[int, int], None]
 
@@ -86,23 +84,6 @@ class ClusterStats:
     def fps(self) -> float:
         """This run's frames a second."""
         return self.frames_made / self.seconds if self.seconds > 0 else 0.0
-
-
-def scene_files(folder: Path) -> dict[str, bytes]:
-    """The files of a scene's folder (its script, shaders, assets) to send to every worker:
-    hidden files and folders (work folders, caches) left out; one line when too large."""
-    files, size = {}, 0
-    for f in sorted(folder.rglob("*")):
-        rel = f.relative_to(folder)
-        if any(p.startswith(".") or p == "__pycache__" for p in rel.parts) or not f.is_file():
-            continue
-        size += f.stat().st_size
-        if size > WORKING_DIR_LIMIT:  # (a ConfigError: a batch --ray's job runs here)
-            raise ConfigError(f"--ray: {folder} (the scene's folder, sent to every worker) "
-                             f"holds more than {bytes_said(WORKING_DIR_LIMIT)}; move the scene "
-                             "into a folder of its own with only the files it needs")
-        files[str(rel)] = f.read_bytes()
-    return files
 
 
 def _local_only(config: RenderConfig) -> None:
