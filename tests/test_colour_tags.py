@@ -321,7 +321,7 @@ def test_an_exr_holds_linear_light(tmp_path):
     """An EXR holds the bars' linear light (code 200 is 0.5775804 by the sRGB curve), not
     their sRGB codes / 255 (0.784), within half float's precision."""
     pytest.importorskip("OpenEXR")
-    from hfrender.io.images import read_exr
+    from hfrender.io.exr_files import read_exr
 
     shader = tmp_path / "bars.frag"
     shader.write_text(SHADER)

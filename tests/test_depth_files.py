@@ -13,7 +13,8 @@ from depth_files_helpers import (
 from hfrender.cli import main
 from hfrender.io import depth_pass
 from hfrender.io.depth_pass import open_depth
-from hfrender.io.images import encode_png16, read_exr_depth
+from hfrender.io.exr_files import read_exr_depth
+from hfrender.io.images import encode_png16
 from hfrender.io.probe import FootageError
 
 
@@ -84,7 +85,7 @@ def test_a_multilayer_exr_gives_its_depth_pass_not_another_z(names, chosen):
     """Blender's multilayer EXR holds several ``.Z`` channels: the depth pass is taken
     (``Depth.Z`` before a denoising depth, whichever sorts first), never the mist (0-1),
     the normals' or the vectors' Z, even as the file's only channel."""
-    from hfrender.io.images import depth_channel
+    from hfrender.io.exr_files import depth_channel
 
     assert depth_channel(names) == chosen
 

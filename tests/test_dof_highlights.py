@@ -153,7 +153,7 @@ def test_light_whose_sums_overflow_float32_is_one_line(tmp_path, dev, capsys):
     exact gather, which sums a disk's pixels only, takes it."""
     from hfrender.cli import main
     from hfrender.errors import InputError
-    from hfrender.io.images import encode_exr
+    from hfrender.io.exr_files import encode_exr
 
     img = np.full((90, 160, 3), 0.05, np.float32)
     img[45, 40] = 3e38

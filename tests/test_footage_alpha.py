@@ -229,7 +229,7 @@ def _render(tmp_path, output, *flags):
 
 def test_render_16_bit_png_and_exr_match_the_8_bit_render(tmp_path):
     pytest.importorskip("OpenEXR")
-    from hfrender.io.images import read_exr
+    from hfrender.io.exr_files import read_exr
 
     _render(tmp_path, tmp_path / "p8" / "%02d.png")
     _render(tmp_path, tmp_path / "p16" / "%02d.png", "--bit-depth", "16")

@@ -9,7 +9,8 @@ import hfrender as hf
 from hfrender.cli import main
 
 pytest.importorskip("OpenEXR")
-from hfrender.io.images import encode_exr, read_exr, read_png  # noqa: E402
+from hfrender.io.exr_files import encode_exr, read_exr  # noqa: E402
+from hfrender.io.images import read_png  # noqa: E402
 
 H, W = 40, 64
 
@@ -235,7 +236,7 @@ def test_multi_part_exrs_give_their_depth_part_and_their_colour_part(tmp_path, r
         colour = {c: np.ascontiguousarray(f[..., k]) for k, c in enumerate("RGB")}
         _parts(tmp_path / "mp" / f"{i:04d}.exr", ("rgba", colour), ("depth", {"Z": depth}))
         _parts(tmp_path / "cp" / f"{i:04d}.exr", ("depth", {"Z": depth}), ("rgba", colour))
-    from hfrender.io.images import exr_depth_channel, read_exr_depth
+    from hfrender.io.exr_files import exr_depth_channel, read_exr_depth
 
     np.testing.assert_array_equal(read_exr_depth(tmp_path / "mp" / "0000.exr"), depth)
     assert exr_depth_channel(tmp_path / "mp" / "0000.exr") == "Z (of part 'depth')"
@@ -270,7 +271,7 @@ def test_an_exr_shot_keeps_its_pixel_aspect_and_primaries(tmp_path, rng):
     so an anamorphic ACES plate came back square and Rec. 709 in Nuke."""
     import OpenEXR
 
-    from hfrender.io.images import exr_kept
+    from hfrender.io.exr_files import exr_kept
 
     aces = (0.713, 0.293, 0.165, 0.830, 0.128, 0.044, 0.32168, 0.33767)
     look = {"pixelAspectRatio": 2.0, "chromaticities": aces}

@@ -11,7 +11,7 @@ import hfrender as hf
 from hfrender.cli import main
 
 OpenEXR = pytest.importorskip("OpenEXR")
-from hfrender.io.images import read_exr  # noqa: E402
+from hfrender.io.exr_files import read_exr  # noqa: E402
 
 W, H = 96, 54
 # a card 4 m away moving 10.8 m/s right and 5.4 m/s up: 12 and 6 px a frame at 30 fps

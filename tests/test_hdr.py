@@ -19,7 +19,7 @@ from hfrender.config import RenderConfig
 from hfrender.engine import deep_output
 from hfrender.engine.render import render
 from hfrender.errors import InputError
-from hfrender.io.images import read_exr
+from hfrender.io.exr_files import read_exr
 
 
 def _exr(tmp_path, scene, name, **settings):

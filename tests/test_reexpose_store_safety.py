@@ -98,7 +98,7 @@ def test_nothing_of_the_users_is_kept_in_a_store_to_be_deleted_with_it(scene, tm
     # EXR: linear light (an 8-bit store's codes decoded before the blend), as 8-bit's
     assert main(["reexpose", str(store), "-o", str(tmp_path / "e" / "%04d.exr"),
                  "--quiet"]) == 0
-    from hfrender.io.images import read_exr
+    from hfrender.io.exr_files import read_exr
 
     exr = np.stack([read_exr(f) for f in sorted((tmp_path / "e").glob("*.exr"))])
     codes = hf.SampleStore.open(store).expose(workers=1)

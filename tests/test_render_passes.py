@@ -12,7 +12,7 @@ from hfrender.cli import main
 from hfrender.config import ConfigError
 
 OpenEXR = pytest.importorskip("OpenEXR")
-from hfrender.io.images import read_exr  # noqa: E402
+from hfrender.io.exr_files import read_exr  # noqa: E402
 
 W, H = 96, 54
 # a 50 mm lens on a 36 mm sensor across 96 px: a focal length of 96 * 50 / 36 px; a card

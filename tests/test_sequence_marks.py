@@ -40,7 +40,7 @@ def test_only_hfrenders_own_mark_counts(tmp_path):
 
 def test_an_exr_is_ours_by_its_software_attribute(tmp_path):
     exr = pytest.importorskip("OpenEXR")
-    from hfrender.io.images import encode_exr
+    from hfrender.io.exr_files import encode_exr
 
     encode_exr(tmp_path / "ours.exr", np.zeros((2, 2, 3), np.float32))
     header = {"compression": exr.ZIP_COMPRESSION, "type": exr.scanlineimage,

@@ -108,7 +108,7 @@ def test_a_shaders_light_past_white_is_clipped_where_a_half_float_ends(tmp_path,
     white, where the docs (and a mesh's light) stop at 65504: an infinity in an EXR, and
     at one sample "error: hyperframe.frames has 8 non-finite value(s) ...", exit 2."""
     from hfrender.cli import main
-    from hfrender.io.images import read_exr
+    from hfrender.io.exr_files import read_exr
 
     path = tmp_path / "s.frag"
     path.write_text("void mainImage(out vec4 c, in vec2 u) {\n    float zero = 0.0;\n"

@@ -87,7 +87,7 @@ def output_dtype(output: str, bit_depth: int | None, deep: bool = False,
         raise ConfigError(f"{spell.said('bit_depth', bit_depth)}: {suffix[1:].upper()} frames "
                           f"are {' or '.join(map(str, allowed))} bits")
     if suffix == ".exr":
-        from hfrender.io.images import check_exr
+        from hfrender.io.exr_files import check_exr
 
         check_exr()
         return np.dtype(np.float16 if depth == 16 else np.float32)

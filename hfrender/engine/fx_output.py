@@ -27,9 +27,9 @@ from hfrender.engine.fx_settings import FxSettings
 from hfrender.io import outputs, resume
 from hfrender.io.disk_room import check_room
 from hfrender.io.encoding import Encoding, check_encoding, chosen_encoder, effective
+from hfrender.io.exr_files import exr_kept
 from hfrender.io.ffmpeg import ALPHA_PIX_FMTS, holds_alpha
 from hfrender.io.footage import FootageError
-from hfrender.io.images import exr_kept
 from hfrender.io.picture_output import PictureWriter
 from hfrender.io.pixels import ALPHA, FLOAT, RAW
 from hfrender.io.probe import soundtrack

@@ -20,13 +20,8 @@ from hfrender import validate
 from hfrender.disparity import Disparity, inverse
 from hfrender.errors import InputError
 from hfrender.io.depth_paths import no_depth, say_channel, say_one_of_many
-from hfrender.io.images import (
-    imageio_v3,
-    png_colour,
-    read_exr_depth,
-    read_png,
-    unreadable,
-)
+from hfrender.io.exr_files import read_exr_depth
+from hfrender.io.images import imageio_v3, png_colour, read_png, unreadable
 from hfrender.io.probe import FootageError
 from hfrender.io.sequence_files import DEPTH_KINDS, sequence_files
 

@@ -9,7 +9,7 @@ import re
 from pathlib import Path
 
 from hfrender.errors import about
-from hfrender.io.images import DEPTH_CHANNELS, exr_depth_channel
+from hfrender.io.exr_files import DEPTH_CHANNELS, exr_depth_channel
 from hfrender.io.probe import FootageError
 from hfrender.io.sequence_files import DEPTH_KINDS, VIDEO_FILES
 

@@ -44,7 +44,7 @@ def exr_frame(path: Path, channels: int, stored: Any = None) -> np.ndarray:
     0: as the file has them, in its float type); NaN or infinite values, channels of no
     float type, and 32-bit light in a sequence that starts in half (``stored``: it is
     written as half) are one line each."""
-    from hfrender.io.images import read_exr
+    from hfrender.io.exr_files import read_exr
 
     try:
         img = read_exr(path)

@@ -26,7 +26,7 @@ from pathlib import Path
 import numpy as np
 
 from hfrender import validate
-from hfrender.io.images import (
+from hfrender.io.exr_files import (
     _depth_choice,
     _depth_part,
     _openexr,
@@ -167,7 +167,7 @@ def _z(parts: list[list[str]]) -> tuple[int, str] | None:
 
 def channels_read(path: str | Path) -> list[str]:
     """The channels of the EXR ``path`` that --vectors reads (its vectors, its Z), from its
-    header alone, spelt as :func:`hfrender.io.images.exr_other_channels` spells them (a
+    header alone, spelt as :func:`hfrender.io.exr_files.exr_other_channels` spells them (a
     multi-part file's with its part's name)."""
     with _openexr().File(str(path), header_only=True) as f:
         parts = [[c.name for c in p.header["channels"]] for p in f.parts]
@@ -183,7 +183,7 @@ def channels_read(path: str | Path) -> list[str]:
 def dropped_channels(frame: str | Path, vectors: str | None,
                      depth: str | None = None) -> list[str]:
     """The channels of the footage's EXR ``frame`` besides its colour that an fx run's
-    output does not hold (:func:`~hfrender.io.images.exr_other_channels`), but those
+    output does not hold (:func:`~hfrender.io.exr_files.exr_other_channels`), but those
     ``--vectors`` reads where its first file is that very frame (hfrender's own EXRs:
     colour, Z, forward.u/v: nothing of them is lost), and the depth channel ``--depth``
     reads where its first file is (``fx frames/%04d.exr --depth frames/%04d.exr``: was
@@ -205,8 +205,8 @@ def _first_is(pattern: str | None, frame: str | Path, kinds: tuple[str, ...]) ->
 
 
 def _depth_read(frame: str | Path) -> list[str]:
-    """The channel :func:`~hfrender.io.images.read_exr_depth` reads from ``frame``, spelt
-    as :func:`~hfrender.io.images.exr_other_channels` spells it (none: [])."""
+    """The channel :func:`~hfrender.io.exr_files.read_exr_depth` reads from ``frame``, spelt
+    as :func:`~hfrender.io.exr_files.exr_other_channels` spells it (none: [])."""
     with _openexr().File(str(frame), header_only=True) as f:
         parts = [[c.name for c in p.header["channels"]] for p in f.parts]
         named = [str(p.header.get("name") or i) for i, p in enumerate(f.parts)]
