@@ -25,6 +25,7 @@ from hfrender.lens_args import depth_lenses, disparity_of, frame_lenses, one_num
 from hfrender.optics import Lens
 from hfrender.out_arrays import _apart, _check_out, _into
 from hfrender.shutter_curve import weights_of
+from hfrender.straight_frames import _premultiplied, _straight, _straight_kept
 
 
 def motion_blur(frames: Any, window: int, *, stride: int | None = None,
@@ -85,47 +86,6 @@ def motion_blur(frames: Any, window: int, *, stride: int | None = None,
     res = _backend(backend, on_device).motion_blur(
         arr, w, stride, linear_light, None if straight else _apart(out, arr))
     return _into(out, _straight(res, dtype, linear_light) if straight else res)
-
-
-def _straight(light: np.ndarray, dtype: np.dtype, linear_light: bool) -> np.ndarray:
-    """float32 premultiplied RGBA (:func:`_premultiplied`'s) -> straight-alpha frames of
-    ``dtype``, encoded as the frames of ``premultiplied=True`` are (the backends' rounding:
-    an opaque clip gives the same codes either way)."""
-    t = Transfer(np.dtype(dtype), 4, linear_light)
-    colour, alpha = light[..., :3], light[..., 3:]
-    share = alpha if t.srgb or t.is_float else alpha / np.float32(t.top)
-    src = np.concatenate([np.divide(colour, share, out=np.zeros_like(colour),
-                                    where=share > 0), alpha], axis=-1)
-    return src if t.is_float else t.encode(src, np.empty(src.shape, dtype))
-
-
-def _straight_kept(light: np.ndarray, lit: np.ndarray, src: np.ndarray,
-                   linear_light: bool) -> np.ndarray:
-    """:func:`_straight` of the defocused ``light``, and where a pixel's light is its
-    input's (``lit``, premultiplied: in focus, never blurred) and it is not transparent,
-    the input pixel ``src`` itself, bit for bit (float32 colour premultiplied and divided
-    by its alpha again moved by a unit in the last place: 0.9721249 -> 0.9721248 at 0.3)."""
-    res = _straight(light, src.dtype, linear_light)
-    kept = (light == lit).all(axis=-1) & (src[..., 3] > 0)
-    res[kept] = src[kept]
-    return res
-
-
-def _premultiplied(arr: Any, on_device: bool, linear_light: bool) -> np.ndarray:
-    """Straight-alpha RGBA frames premultiplied (``premultiplied=False``), float32, in the
-    space and units the backends blend them in (``Transfer.decode``: linear light, alpha
-    0..1; or code units, alpha too), not rounded to the frames' codes."""
-    if on_device:
-        raise InputError("premultiplied=False takes host (NumPy) arrays; premultiply GPU "
-                         "frames first and pass premultiplied=True")
-    if arr.shape[-1] != 4:
-        raise InputError(f"premultiplied=False is for RGBA frames; these have "
-                         f"{arr.shape[-1]} channels (no alpha to premultiply)")
-    t = Transfer(arr.dtype, 4, linear_light)
-    light = t.decode(arr, np.empty(arr.shape, np.float32))
-    light[..., :3] *= light[..., 3:] if t.srgb or t.is_float else \
-        light[..., 3:] / np.float32(t.top)
-    return light
 
 
 def depth_of_field(frames: Any, depth: Any, *, focus_distance: float | None = None,

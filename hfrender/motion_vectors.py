@@ -25,13 +25,14 @@ import numpy as np
 
 from hfrender import validate
 from hfrender.backends.cpu.recon_cells import STILL_PX
-from hfrender.effects import _premultiplied, _straight_kept, fuse
+from hfrender.effects import fuse
 from hfrender.errors import InputError, InputTypeError, Spelling, saying
 from hfrender.hyperframe.frame import HyperFrame
 from hfrender.hyperframe.windows import WindowWeights
 from hfrender.interop import not_numbers, to_array
 from hfrender.out_arrays import _check_out, _into
 from hfrender.shutter_curve import SHUTTER, vector_max_length, vector_shutter
+from hfrender.straight_frames import _premultiplied, _straight_kept
 
 ABSURD = 100.0  # a vector longer than this many frame diagonals is refused (max_length clamps)
 
