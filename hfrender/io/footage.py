@@ -10,7 +10,6 @@ memory. Depth passes: :mod:`hfrender.io.depth_pass`.
 
 from __future__ import annotations
 
-import os
 import re
 import subprocess
 from dataclasses import dataclass
@@ -22,6 +21,7 @@ import numpy as np
 from hfrender.io.colour_tags import WIDE, YUV, source_colour
 from hfrender.io.exr_footage import check_exr_sizes, exr_frame, is_one_image
 from hfrender.io.ffmpeg import bare, decode_command, frame_pipe_env, untagged_matrix, widen_pipe
+from hfrender.io.ffmpeg_temps import remove_temps, temp_file
 from hfrender.io.images import png_header, png_whole, unreadable
 from hfrender.io.pillow_frames import as_format, pillow_head, read_frame, rgb8
 from hfrender.io.pixels import FLOAT, pix_fmt_facts, raw_dtype, raw_format
@@ -308,13 +308,14 @@ def _open_sequence(path: str, files: list[Path], fps: float, pix_fmt: str) -> Se
         bad = next((f for f, head in zip(files, heads, strict=True) if head is None), None)
         if bad is not None:
             raise FootageError(unreadable(bad, Exception("")))
-        import tempfile
-
-        fd, listing = tempfile.mkstemp(prefix="hfrender-", suffix=".ffconcat")
-        with os.fdopen(fd, "w") as fh:
-            fh.write("ffconcat version 1.0\n" + "".join(
-                "file '{}'\n".format(str(f.resolve()).replace("'", "'\\''")) for f in files))
-        decoder = _Decoder(path, fmt, _frame_bytes((w, h), fmt), listing=listing)
+        text = "ffconcat version 1.0\n" + "".join(
+            "file '{}'\n".format(str(f.resolve()).replace("'", "'\\''")) for f in files)
+        listing = temp_file(".ffconcat", lambda p: p.write_text(text))
+        try:  # (an ffmpeg that does not start: its list goes, was left in /tmp)
+            decoder = _Decoder(path, fmt, _frame_bytes((w, h), fmt), listing=listing)
+        except BaseException:
+            remove_temps(listing)
+            raise
     return SequenceFootage(path, fps, (w, h), len(files), files, pix_fmt=fmt, decoder=decoder)
 
 

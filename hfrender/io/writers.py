@@ -27,7 +27,6 @@ from hfrender.errors import (
     output_said,
     spelling,
 )
-from hfrender.io.container_tags import output_tags, write_tags
 from hfrender.io.ffmpeg import (
     VIDEO_SUFFIXES,
     Soundtrack,
@@ -39,6 +38,7 @@ from hfrender.io.ffmpeg import (
     widen_pipe,
 )
 from hfrender.io.ffmpeg_binary import ffmpeg_exe
+from hfrender.io.ffmpeg_temps import remove_temps, tags_file, temp_file
 from hfrender.io.frame_marks import mark_gif, sequence_id
 from hfrender.io.images import write_picture
 from hfrender.io.pixels import raw_dtype
@@ -202,25 +202,6 @@ class Closing:
         self.close()  # type: ignore[attr-defined]
 
 
-def tags_file(output: str, encoding: object) -> str | None:
-    """A temporary ffmetadata file of the container tags ``output`` gets of ``encoding``'s
-    (:func:`hfrender.io.container_tags.write_tags`: a tag over 128 KiB was past an
-    argument's length); None where it gets none."""
-    import tempfile
-
-    tags = getattr(encoding, "tags", ())
-    if not output_tags(output, tags):
-        return None
-    fd, name = tempfile.mkstemp(prefix="hfrender-", suffix=".tags")
-    os.close(fd)
-    try:
-        write_tags(Path(name), output, tags)
-    except BaseException:
-        Path(name).unlink(missing_ok=True)
-        raise
-    return name
-
-
 class VideoWriter(Closing):
     """Frames (H, W, 3) uint8 RGB -> a video file, through the ffmpeg of imageio-ffmpeg.
 
@@ -249,26 +230,36 @@ class VideoWriter(Closing):
             log.warning("a GIF at %g fps: browsers show its frames shorter than 20 ms for "
                         "100 ms%s: the clip plays slower; %s or less keeps its speed",
                         fps, past, spelling().said("fps", GIF_MAX_FPS))
-        self._timing: str | None = None
-        if times is not None and self.codec != "gif":  # frame k is shown at start + times[k]
-            fd, self._timing = tempfile.mkstemp(prefix="hfrender-", suffix=".filter")
-            with os.fdopen(fd, "w") as fh:
-                fh.write(timing_script([start + t for t in times], pix_fmt_in, self.codec,
-                                       gop, encoding))
-        self._tags = None if segment else tags_file(container or path, encoding)
-        self.shape = raw_frame_shape(size, pix_fmt_in)
-        self.dtype = np.dtype(raw_dtype(pix_fmt_in))
-        cmd = encode_command(path, fps, size, self.codec, gop=gop, pix_fmt_in=pix_fmt_in,
-                             audio_from=audio_from, container=container,
-                             timing_file=self._timing, ts_offset=ts_offset,
-                             encoding=encoding, segment=segment, tags_file=self._tags)
-        self._log = tempfile.TemporaryFile()
-        self._proc = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.DEVNULL,
-                                      stderr=self._log, start_new_session=True,
-                                      env=frame_pipe_env())
+        self._timing = self._tags = self._log = self._proc = None
+        try:  # (ffmpeg not started, a Ctrl-C meanwhile: its temporary files go, was left)
+            if times is not None and self.codec != "gif":  # frame k is shown at start+times[k]
+                script = timing_script([start + t for t in times], pix_fmt_in, self.codec,
+                                       gop, encoding)
+                self._timing = temp_file(".filter", lambda p: p.write_text(script))
+            self._tags = None if segment else tags_file(container or path, encoding)
+            self.shape = raw_frame_shape(size, pix_fmt_in)
+            self.dtype = np.dtype(raw_dtype(pix_fmt_in))
+            cmd = encode_command(path, fps, size, self.codec, gop=gop, pix_fmt_in=pix_fmt_in,
+                                 audio_from=audio_from, container=container,
+                                 timing_file=self._timing, ts_offset=ts_offset,
+                                 encoding=encoding, segment=segment, tags_file=self._tags)
+            self._log = tempfile.TemporaryFile()
+            self._proc = subprocess.Popen(cmd, stdin=subprocess.PIPE,
+                                          stdout=subprocess.DEVNULL, stderr=self._log,
+                                          start_new_session=True, env=frame_pipe_env())
+        except BaseException:
+            self._drop_temps()
+            if self._log is not None:
+                self._log.close()
+            raise
         widen_pipe(self._proc.stdin)
         self.frames_written = 0
         self.failed = False  # ffmpeg stopped or ended with an error: the file is cut short
+
+    def _drop_temps(self) -> None:
+        """The timing script and tags, which ffmpeg is done with (or never read), go."""
+        remove_temps(self._timing, self._tags)
+        self._timing = self._tags = None
 
     def _ffmpeg_says(self) -> str:
         """ffmpeg's first complaint (the cause; its last line is often "Nothing was
@@ -285,6 +276,7 @@ class VideoWriter(Closing):
             self._proc.stdin.write(np.ascontiguousarray(frame).data)
         except (BrokenPipeError, OSError):
             code, self.failed = self._proc.wait(), True
+            self._drop_temps()  # (ffmpeg is gone: closed or not, they go now)
             raise WriteFailed(f"ffmpeg stopped writing {self.name} after {self.frames_written} "
                               f"frames: {crashed(code, self._ffmpeg_says())}") from None
         self.frames_written += 1
@@ -303,9 +295,7 @@ class VideoWriter(Closing):
         except OSError:
             pass
         code = proc.wait()
-        for name in (self._timing, self._tags):
-            if name is not None:
-                Path(name).unlink(missing_ok=True)
+        self._drop_temps()
         out = Path(self.path)
         empty = not out.is_file() or out.stat().st_size == 0
         if self.frames_written == 0 or (code != 0 and empty):
