@@ -245,7 +245,10 @@ def display_color(value: object, what: str = "color") -> tuple[float, float, flo
         if not all(isinstance(v, Real) and not isinstance(v, (bool, np.bool_))
                    for v in items):
             raise InputError(f"{what}={shown(value)}: the values must be numbers 0..1")
-        numbers = [float(v) for v in items]
+        try:  # (a whole number past any float, 10**400: was its OverflowError)
+            numbers = [float(v) for v in items]
+        except OverflowError:
+            numbers = [float("inf")]  # refused below, as any number past 0..1
         if not all(0.0 <= v <= 1.0 for v in numbers):  # also refuses nan
             hint = ("; 0..255 values? write hex ('#ff8800') or divide by 255"
                     if all(0.0 <= v <= 255.0 for v in numbers) and max(numbers) > 2 else

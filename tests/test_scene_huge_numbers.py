@@ -87,3 +87,43 @@ def test_a_duration_past_any_float_reads_no_keys_as_an_endless_one():
     assert times_to_read(SimpleNamespace(duration=math.inf)) == []
     assert times_to_read(SimpleNamespace(duration=10**400)) == []
     assert times_to_read(SimpleNamespace(duration=7)) == [float(i) for i in range(8)]
+
+
+LIGHT = "the light on a surface facing the lamp 1 m away"
+FLOAT32 = "more than float32 holds (largest 3.40282e+38)"
+
+
+@pytest.mark.parametrize("value, shown_as, said", [
+    (1e39, "1e+39", "1e+39"), (10**400, BIG, HUGE_WORDS), (3.5e38, "3.5e+38", "3.5e+38")])
+def test_a_lamp_brighter_than_float32_is_said_as_a_brightness(value, shown_as, said):
+    """A lamp's intensity past float32's largest: 1e39 was taken (drawn as infinity), and
+    10**400 told the positions' line ("the GPU's float32 can draw; scale the scene down")."""
+    with pytest.raises(InputError) as info:
+        hf.PointLight(intensity=value)
+    assert str(info.value) == (f"PointLight.intensity={shown_as}: {said} is {FLOAT32}; it "
+                               f"must be a finite number from 0 to 3.40282e+38 ({LIGHT})")
+    assert hf.PointLight(intensity=3.4e38).intensity == 3.4e38  # (the largest held, taken)
+
+
+def test_the_lights_strength_and_an_emission_past_float32_are_brightnesses():
+    scene = hf.Scene()
+    with pytest.raises(InputError) as info:
+        scene.light_strength = 10**400
+    assert str(info.value) == (f"Scene.light_strength={BIG}: {HUGE_WORDS} is {FLOAT32}; it "
+                               "must be a finite number from 0 to 3.40282e+38 (the "
+                               "directional light: 1 full, 0 off)")
+    with pytest.raises(InputError) as info:
+        hf.Sphere(emissive=1e39)
+    assert str(info.value) == ("Sphere.emissive=1e+39: 1e+39 is more than float32 holds "
+                               "(largest 3.40282e+38); it must be a finite number from 0 to "
+                               "3.40282e+38")
+    with pytest.raises(InputError) as info:  # below 0: the range's line (was OverflowError's)
+        hf.PointLight(intensity=-10**400)
+    assert str(info.value) == (f"PointLight.intensity={BIG_BELOW} must be a finite number "
+                               f">= 0 ({LIGHT})")
+
+
+def test_a_colour_past_any_float_is_the_colours_line():
+    with pytest.raises(InputError) as info:  # (was OverflowError: int too large to convert)
+        hf.PointLight(color=(10**400, 1, 1))
+    assert str(info.value) == (f"PointLight.color=({HUGE}: the values must be numbers 0..1")

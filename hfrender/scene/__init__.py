@@ -340,7 +340,7 @@ def _lighting(owner: str, name: str, value: object) -> object:
         return shadow_resolution(what, value)
     if name == "light_strength":
         return checks.finite(what, value, low=0.0, meaning="the directional light: 1 full, "
-                             "0 off")
+                             "0 off", brightness=True)
     if name == "light_color":
         return display_color(value, what)
     if name == "light_angle":

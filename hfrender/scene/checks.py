@@ -10,7 +10,6 @@ from __future__ import annotations
 import dataclasses
 import difflib
 import inspect
-import math
 import os
 import sys
 import weakref
@@ -24,7 +23,15 @@ import numpy as np
 
 from hfrender.color import shown
 from hfrender.errors import InputError
-from hfrender.scene.drawable import LARGEST, drawable, finite_number, past_floats
+from hfrender.scene.drawable import (
+    FLOAT32_MOST,
+    LARGEST,
+    drawable,
+    finite_number,
+    in_floats,
+    past_float32,
+    past_floats,
+)
 from hfrender.scene.other_names import (
     BLENDER_FOV,
     GROUP,
@@ -275,19 +282,24 @@ def real(value: object) -> bool:
 
 
 def finite(what: str, value: object, *, low: float | None = None,
-           above: float | None = None, below: float | None = None, meaning: str = "") -> float:
+           above: float | None = None, below: float | None = None, meaning: str = "",
+           brightness: bool = False) -> float:
     """``value`` as a float: a finite number (a NumPy 0-d array's too), ``>= low`` or ``>
-    above`` and ``< below`` when given; refused as ``what=value must be ... (meaning)``."""
+    above`` and ``< below`` when given; refused as ``what=value must be ... (meaning)``.
+    ``brightness``: a light's, within float32 (:func:`past_float32`), not a length."""
     given = value
     value = value.item() if isinstance(value, np.ndarray) and value.ndim == 0 else value
     rule = (f" >= {low:g}" if low is not None else f" > {above:g}" if above is not None
             else "") + (f" and < {below:g}" if below is not None else "")
-    if real(value) and past_floats(value):  # 10**400: the positions' line (was OverflowError)
-        drawable(what, given, [value])
-    if not (real(value) and math.isfinite(value) and (low is None or value >= low)
+    meant = f" ({meaning})" if meaning else ""
+    if brightness and real(value) and finite_number(value) and value > FLOAT32_MOST:
+        raise past_float32(what, given, value, f"a finite number from {low or 0:g} to "
+                                               f"{FLOAT32_MOST:g}{meant}")
+    if real(value) and past_floats(value) and not brightness:  # 10**400: the positions'
+        drawable(what, given, [value])  # line (was OverflowError)
+    if not (real(value) and in_floats(value) and (low is None or value >= low)
             and (above is None or value > above) and (below is None or value < below)):
-        raise InputError(f"{what}={shown(given)} must be a finite number{rule}"
-                         + (f" ({meaning})" if meaning else ""))
+        raise InputError(f"{what}={shown(given)} must be a finite number{rule}{meant}")
     return float(value)
 
 

@@ -1,5 +1,6 @@
 """How large a number a scene may hold: a place, size or turn past :data:`LARGEST` is one
-line naming it exactly (the GPU draws in float32)."""
+line naming it exactly (the GPU draws in float32); a brightness past float32's largest,
+:data:`FLOAT32_MOST`, one of its own (:func:`past_float32`)."""
 
 from __future__ import annotations
 
@@ -14,6 +15,9 @@ from hfrender.errors import InputError
 # a place, size or turn past this is refused: the GPU draws in float32, whose largest
 # number (3.4e38) a normal matrix's products of two scales pass beyond 1.8e19
 LARGEST = 1e18
+# a brightness past this is refused: float32's largest number (a lamp's intensity, the
+# light's strength, an emission: no length, so not :data:`LARGEST`)
+FLOAT32_MOST = 3.4028234663852886e38
 
 
 def drawable(what: str, value: object, numbers: Sequence[float]) -> None:
@@ -24,6 +28,15 @@ def drawable(what: str, value: object, numbers: Sequence[float]) -> None:
         raise InputError(f"{what}={shown(value)}: {_exactly(big)} is past {LARGEST:g}, more "
                          "than the GPU's float32 can draw; scale the scene down (and "
                          "camera.far with it)")
+
+
+def past_float32(what: str, value: object, number: Real, rule: str) -> InputError:
+    """The line refusing a brightness ``what=value`` whose ``number`` is past
+    :data:`FLOAT32_MOST` (was: 1e39 taken and drawn as infinity; 10**400 told
+    :func:`drawable`'s line of places and sizes, "scale the scene down"); ``rule``: what
+    it must be, with its range."""
+    return InputError(f"{what}={shown(value)}: {_exactly(number)} is more than float32 holds "
+                      f"(largest {FLOAT32_MOST:g}); it must be {rule}")
 
 
 def _exactly(number: float) -> str:

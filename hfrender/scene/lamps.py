@@ -156,7 +156,8 @@ _CHECKS = {
     "position": PLACE_CHECKS["position"],
     "color": lambda what, v: display_color(v, what),
     "intensity": lambda what, v: checks.finite(what, v, low=0.0, meaning="the light on a "
-                                               "surface facing the lamp 1 m away"),
+                                               "surface facing the lamp 1 m away",
+                                               brightness=True),
     "radius": lambda what, v: checks.finite(what, v, low=0.0, meaning="metres: the light "
                                             "is never nearer than this"),
     "visible": checks.flag,

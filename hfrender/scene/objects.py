@@ -233,7 +233,8 @@ _CHECKS = {
     "geometry": lambda what, v: checks.choice(what, v, GEOMETRIES),
     **PLACE_CHECKS,
     "color": lambda what, v: display_color(v, what),
-    "emissive": lambda what, v: checks.finite(what, v, low=0.0),  # light of its own: none is 0
+    "emissive": lambda what, v: checks.finite(what, v, low=0.0,  # light of its own: none is 0
+                                              brightness=True),
     **dict.fromkeys(("radius", "height", "tube"), lambda what, v: checks.drawable(
         what, v, [checks.finite(what, v, low=0.0)]) or float(v)),  # a size: 0 draws nothing
 }
