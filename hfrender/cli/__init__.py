@@ -31,6 +31,8 @@ from hfrender.cli.common import (  # noqa: E402
     EXIT_SIGINT,
     EXIT_SIGTERM,
     EXIT_USAGE,
+    PLAIN,
+    VERBOSE,
     Said,
     Terminated,
     batch_file_first,
@@ -331,8 +333,7 @@ def _main(argv: Sequence[str] | None) -> int:
         own = commands.choices.get(getattr(args, "command", None) or "", parser)
         own.error(f"unrecognized arguments: {' '.join(extra)}")
     said = logging.StreamHandler()  # stderr, as the errors
-    said.setFormatter(Said("%(levelname)s %(name)s: %(message)s" if args.verbose else
-                            "hfrender: %(levelname)s: %(message)s"))
+    said.setFormatter(Said(VERBOSE if args.verbose else PLAIN))
     logging.basicConfig(level=logging.INFO if args.verbose else logging.WARNING,
                         handlers=[said])
     if not getattr(args, "func", None):  # usage, as an error is (was: on stdout)

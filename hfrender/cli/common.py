@@ -283,14 +283,27 @@ def ray_alone_before_a_file(argv: Sequence[str]) -> list[str]:
     return out
 
 
+PLAIN = "hfrender: %(levelname)s: %(message)s"  # the command line's log lines
+VERBOSE = "%(levelname)s %(name)s: %(message)s"  # -v's
+
+
 class Said(logging.Formatter):
     """A warning as ``hfrender: warning: ...``, like an error's line (with -v, the level
-    and the logger's name, as before)."""
+    and the logger's name, as before). Another library's record with a traceback is one
+    line too, its name and the exception's words after its own (trimesh without scipy:
+    ``hfrender: warning: trimesh: unable to use sparse matrix, falling back! (No module
+    named 'scipy')``, was that and 12 lines of traceback); -v keeps the traceback."""
 
     def format(self, record: logging.LogRecord) -> str:
         if self._fmt.startswith("hfrender: "):
-            record = logging.makeLogRecord({**record.__dict__,
-                                            "levelname": record.levelname.lower()})
+            fields = {**record.__dict__, "levelname": record.levelname.lower()}
+            library = record.name.partition(".")[0]
+            if record.exc_info and library != "hfrender":
+                exc = record.exc_info[1]
+                fields.update(msg=f"{library}: {record.getMessage()}"
+                                  f"{f' ({exc})' if exc is not None else ''}",
+                              args=None, exc_info=None, exc_text=None)
+            record = logging.makeLogRecord(fields)
         return super().format(record)
 
 
