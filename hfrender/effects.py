@@ -23,9 +23,9 @@ from hfrender.hyperframe.windows import WindowWeights
 from hfrender.interop import native, not_numbers, to_array, to_numpy, unmasked
 from hfrender.lens_args import depth_lenses, disparity_of, frame_lenses, one_numbers
 from hfrender.optics import Lens
-from hfrender.out_arrays import _apart, _check_out, _into
+from hfrender.out_arrays import apart, check_out, into
 from hfrender.shutter_curve import weights_of
-from hfrender.straight_frames import _premultiplied, _straight, _straight_kept
+from hfrender.straight_frames import straight_kept, to_premultiplied, to_straight
 
 
 def motion_blur(frames: Any, window: int, *, stride: int | None = None,
@@ -78,14 +78,14 @@ def motion_blur(frames: Any, window: int, *, stride: int | None = None,
     straight = not validate.flag(premultiplied, "premultiplied")
     dtype = arr.dtype
     if straight:
-        arr = _premultiplied(arr, on_device, linear_light)
+        arr = to_premultiplied(arr, on_device, linear_light)
     if out is None:
         res = _backend(backend, on_device).motion_blur(arr, w, stride, linear_light)
-        return back(_straight(res, dtype, linear_light) if straight else res)
-    _check_out(out, ((n - window) // stride + 1,) + tuple(arr.shape[1:]), dtype, on_device)
+        return back(to_straight(res, dtype, linear_light) if straight else res)
+    check_out(out, ((n - window) // stride + 1,) + tuple(arr.shape[1:]), dtype, on_device)
     res = _backend(backend, on_device).motion_blur(
-        arr, w, stride, linear_light, None if straight else _apart(out, arr))
-    return _into(out, _straight(res, dtype, linear_light) if straight else res)
+        arr, w, stride, linear_light, None if straight else apart(out, arr))
+    return into(out, to_straight(res, dtype, linear_light) if straight else res)
 
 
 def depth_of_field(frames: Any, depth: Any, *, focus_distance: float | None = None,
@@ -142,11 +142,11 @@ def depth_of_field(frames: Any, depth: Any, *, focus_distance: float | None = No
     linear_light = validate.flag(linear_light, "linear_light")
     method = check_method(method, "method")
     straight = not validate.flag(premultiplied, "premultiplied")
-    src, arr = arr, _premultiplied(arr, on_device, linear_light) if straight else arr
+    src, arr = arr, to_premultiplied(arr, on_device, linear_light) if straight else arr
     fusion = _backend(backend, on_device)  # every argument checked before the lens's notes
     darr, lens = depth_lenses(spec, o, darr)
     out = fusion.depth_of_field(arr, darr, lens, linear_light, dof_method=method)
-    out = _straight_kept(out, arr, src, linear_light) if straight else out
+    out = straight_kept(out, arr, src, linear_light) if straight else out
     return back(out[0] if single else out)
 
 
@@ -196,10 +196,10 @@ def fuse(hyperframe: HyperFrame, weights: WindowWeights, *,
         unmasked(hyperframe.depth, "hyperframe.depth"), frames.shape, "hyperframe.depth")
     on_device = not isinstance(frames, np.ndarray)
     if out is not None:
-        _check_out(out, (weights.count,) + frames.shape[1:], frames.dtype, on_device)
+        check_out(out, (weights.count,) + frames.shape[1:], frames.dtype, on_device)
     chosen = _backend(backend, on_device)
     dof_method = check_method(dof_method)
-    target = None if out is None else _apart(out, frames, depth, velocity)
+    target = None if out is None else apart(out, frames, depth, velocity)
     if shutter is None:
         res = chosen.fuse(frames, depth, weights, lens, linear_light, target,
                           dof_method=dof_method)
@@ -208,7 +208,7 @@ def fuse(hyperframe: HyperFrame, weights: WindowWeights, *,
                                  np.asarray(hyperframe.timestamps, np.float64), weights,
                                  spans, lens, linear_light, target, dof_method=dof_method,
                                  shifts=_shifts(hyperframe))
-    return _into(out, res)
+    return into(out, res)
 
 
 def _motion_planes(hyperframe: HyperFrame, weights: WindowWeights,

@@ -30,9 +30,9 @@ from hfrender.errors import InputError, InputTypeError, Spelling, saying
 from hfrender.hyperframe.frame import HyperFrame
 from hfrender.hyperframe.windows import WindowWeights
 from hfrender.interop import not_numbers, to_array
-from hfrender.out_arrays import _check_out, _into
+from hfrender.out_arrays import check_out, into
 from hfrender.shutter_curve import SHUTTER, vector_max_length, vector_shutter
-from hfrender.straight_frames import _premultiplied, _straight_kept
+from hfrender.straight_frames import straight_kept, to_premultiplied
 
 ABSURD = 100.0  # a vector longer than this many frame diagonals is refused (max_length clamps)
 
@@ -79,14 +79,14 @@ def vector_blur(frame: Any, velocity: Any, depth: Any = None, *, shutter: float 
     arr = arr[None] if single else arr
     linear_light = validate.flag(linear_light, "linear_light")
     if out is not None:  # (before out[None] below: was "'int' object is not subscriptable")
-        _check_out(out, arr.shape[1:] if single else arr.shape, arr.dtype, on_device)
+        check_out(out, arr.shape[1:] if single else arr.shape, arr.dtype, on_device)
     if not validate.flag(premultiplied, "premultiplied"):  # straight: blurred premultiplied
-        light = _premultiplied(arr, on_device, linear_light)  # float32: linear as it is
-        res = _straight_kept(vector_blur(light, velocity, depth, shutter=shutter,
+        light = to_premultiplied(arr, on_device, linear_light)  # float32: linear as it is
+        res = straight_kept(vector_blur(light, velocity, depth, shutter=shutter,
                                          backend=backend, max_length=max_length),
                              light, arr, linear_light)
         res = res[0] if single else res
-        return back(res) if out is None else _into(out, res)
+        return back(res) if out is None else into(out, res)
     vel = _velocity(velocity, arr.shape[:3], vector_max_length(max_length), single)
     half = vector_shutter(shutter) / 720.0  # half the shutter, in frames (360 degrees a frame)
     dep = _depth(depth, vel, half, arr.shape)

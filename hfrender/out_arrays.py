@@ -11,7 +11,7 @@ import numpy as np
 from hfrender.errors import InputError, InputTypeError
 
 
-def _apart(out: Any, *inputs: Any) -> Any:
+def apart(out: Any, *inputs: Any) -> Any:
     """``out``, or ``None`` (a fresh result, copied into ``out`` after) where it shares
     memory with an input: the running sums read frames after the first outputs are
     written, so ``out=frames[:m]`` would blend frames already overwritten. NumPy's ``out=``
@@ -22,21 +22,21 @@ def _apart(out: Any, *inputs: Any) -> Any:
         if isinstance(out, np.ndarray) and isinstance(a, np.ndarray):
             if np.may_share_memory(out, a):
                 return None
-        elif _device_span(out) is not None and _device_span(a) is not None:
-            (o0, o1), (a0, a1) = _device_span(out), _device_span(a)
+        elif device_span(out) is not None and device_span(a) is not None:
+            (o0, o1), (a0, a1) = device_span(out), device_span(a)
             if o0 < a1 and a0 < o1:
                 return None
     return out
 
 
-def _device_span(a: Any) -> tuple[int, int] | None:
+def device_span(a: Any) -> tuple[int, int] | None:
     """The device addresses ``a`` spans (a CUDA array's data pointer and size), if any."""
     face = getattr(a, "__cuda_array_interface__", None)
     start = None if face is None else int(face["data"][0])
     return None if start is None else (start, start + int(a.nbytes))
 
 
-def _into(out: Any, res: Any) -> Any:
+def into(out: Any, res: Any) -> Any:
     """``res`` in ``out`` where one is given (``out`` itself, the backend's result copied
     in unless it wrote there), else ``res``."""
     if out is not None and res is not out:
@@ -45,7 +45,7 @@ def _into(out: Any, res: Any) -> Any:
     return res
 
 
-def _check_out(out: Any, shape: tuple, dtype: Any, on_device: bool) -> None:
+def check_out(out: Any, shape: tuple, dtype: Any, on_device: bool) -> None:
     """``out`` must be a writable C-contiguous array of ``shape`` and ``dtype``, on the host
     (or, for frames on the GPU, on the host or the GPU)."""
     host = isinstance(out, np.ndarray)

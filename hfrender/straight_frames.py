@@ -13,8 +13,8 @@ from hfrender.backends.cpu.color import Transfer
 from hfrender.errors import InputError
 
 
-def _straight(light: np.ndarray, dtype: np.dtype, linear_light: bool) -> np.ndarray:
-    """float32 premultiplied RGBA (:func:`_premultiplied`'s) -> straight-alpha frames of
+def to_straight(light: np.ndarray, dtype: np.dtype, linear_light: bool) -> np.ndarray:
+    """float32 premultiplied RGBA (:func:`to_premultiplied`'s) -> straight-alpha frames of
     ``dtype``, encoded as the frames of ``premultiplied=True`` are (the backends' rounding:
     an opaque clip gives the same codes either way)."""
     t = Transfer(np.dtype(dtype), 4, linear_light)
@@ -25,19 +25,19 @@ def _straight(light: np.ndarray, dtype: np.dtype, linear_light: bool) -> np.ndar
     return src if t.is_float else t.encode(src, np.empty(src.shape, dtype))
 
 
-def _straight_kept(light: np.ndarray, lit: np.ndarray, src: np.ndarray,
-                   linear_light: bool) -> np.ndarray:
-    """:func:`_straight` of the defocused ``light``, and where a pixel's light is its
+def straight_kept(light: np.ndarray, lit: np.ndarray, src: np.ndarray,
+                  linear_light: bool) -> np.ndarray:
+    """:func:`to_straight` of the defocused ``light``, and where a pixel's light is its
     input's (``lit``, premultiplied: in focus, never blurred) and it is not transparent,
     the input pixel ``src`` itself, bit for bit (float32 colour premultiplied and divided
     by its alpha again moved by a unit in the last place: 0.9721249 -> 0.9721248 at 0.3)."""
-    res = _straight(light, src.dtype, linear_light)
+    res = to_straight(light, src.dtype, linear_light)
     kept = (light == lit).all(axis=-1) & (src[..., 3] > 0)
     res[kept] = src[kept]
     return res
 
 
-def _premultiplied(arr: Any, on_device: bool, linear_light: bool) -> np.ndarray:
+def to_premultiplied(arr: Any, on_device: bool, linear_light: bool) -> np.ndarray:
     """Straight-alpha RGBA frames premultiplied (``premultiplied=False``), float32, in the
     space and units the backends blend them in (``Transfer.decode``: linear light, alpha
     0..1; or code units, alpha too), not rounded to the frames' codes."""
