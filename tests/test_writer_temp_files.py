@@ -15,7 +15,7 @@ import hfrender.io.writers as writers
 from hfrender.cli import main
 from hfrender.io import container_tags
 from hfrender.io.encoding import Encoding
-from hfrender.io.ffmpeg_binary import ffmpeg_exe
+from hfrender.io.ffmpeg_binary import GET_ONE, ffmpeg_exe
 
 FFMPEG = imageio_ffmpeg.get_ffmpeg_exe()
 TAGS = Encoding(tags=(("title", "Holiday, day 2"),))
@@ -110,7 +110,8 @@ def test_fx_whose_encoder_does_not_start_says_one_line_and_leaves_nothing(tmp_pa
     failing_popen(monkeypatch, PermissionError(errno.EACCES, "Permission denied", FFMPEG))
     code = main(["fx", str(clip), "-o", str(out), "--motion-blur", "2", "-q"])
     err = capsys.readouterr().err
-    assert (code, err) == (1, f"hfrender: error: cannot write {FFMPEG}: Permission denied\n")
+    assert (code, err) == (2, f"hfrender: error: the ffmpeg at {FFMPEG} does not start "
+                              f"(Permission denied); {GET_ONE}\n")  # (was "cannot write")
     assert listing(own_tmp, tmp_path) == before, err
 
 
@@ -130,3 +131,20 @@ def test_a_16_bit_sequences_decoder_that_does_not_start_leaves_no_list(tmp_path,
     with pytest.raises(OSError, match="Too many open files"):
         open_footage(str(tmp_path / "f%03d.png"), 25, pix_fmt="rgb")
     assert listing(own_tmp) == before  # (was: hfrender-*.ffconcat left)
+
+
+@pytest.mark.parametrize("kind", ["not executable", "gone"])
+def test_an_ffmpeg_that_cannot_run_is_named_as_one(tmp_path, kind):
+    """An ffmpeg made unexecutable or removed after the check: a line naming it as the
+    ffmpeg that does not start (was "cannot write <its path>", as an output is said)."""
+    from hfrender.errors import ToolUnavailable
+    from hfrender.io.ffmpeg_binary import started
+
+    exe = tmp_path / "ffmpeg"
+    if kind == "not executable":
+        exe.write_text("#!/bin/sh\n")
+        exe.chmod(0o644)
+    why = "Permission denied" if kind == "not executable" else "No such file or directory"
+    with pytest.raises(ToolUnavailable) as caught:
+        started([str(exe), "-version"], stdout=subprocess.DEVNULL)
+    assert str(caught.value) == f"the ffmpeg at {exe} does not start ({why}); {GET_ONE}"

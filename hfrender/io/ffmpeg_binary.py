@@ -9,6 +9,7 @@ import os
 import shutil
 import subprocess
 from functools import cache
+from typing import Any
 
 from hfrender.errors import ToolUnavailable, system_refused
 
@@ -56,3 +57,17 @@ def checked(env: str | None) -> str:
         raise ToolUnavailable(f"{where} is not an ffmpeg: its -version says {first!r}; "
                               f"{fix}")
     return exe
+
+
+def started(cmd: list[str], **popen: Any) -> subprocess.Popen:
+    """``subprocess.Popen(cmd, **popen)`` of an ffmpeg (``cmd[0]``); one that cannot run
+    now (removed or made unexecutable since :func:`checked`) is one line naming it (was
+    "cannot write <the ffmpeg's path>", as if it were an output)."""
+    try:
+        return subprocess.Popen(cmd, **popen)
+    except OSError as exc:
+        if exc.errno in OUT_OF_FILES or exc.filename != cmd[0]:
+            raise  # (out of files: :func:`hfrender.errors.system_refused`'s line)
+        fix = SET_ONE if os.environ.get(ENV) else GET_ONE
+        raise ToolUnavailable(f"the ffmpeg at {cmd[0]} does not start "
+                              f"({exc.strerror or exc}); {fix}") from exc

@@ -21,6 +21,7 @@ import numpy as np
 from hfrender.io.colour_tags import WIDE, YUV, source_colour
 from hfrender.io.exr_footage import check_exr_sizes, exr_frame, is_one_image
 from hfrender.io.ffmpeg import bare, decode_command, frame_pipe_env, untagged_matrix, widen_pipe
+from hfrender.io.ffmpeg_binary import started
 from hfrender.io.ffmpeg_temps import remove_temps, temp_file
 from hfrender.io.images import png_header, png_whole, unreadable
 from hfrender.io.pillow_frames import as_format, pillow_head, read_frame, rgb8
@@ -147,7 +148,7 @@ class _Decoder:
         self.yuv = yuv and pix_fmt in WIDE  # 16-bit RGB from YUV: its white made 65535
         self.frames_read = 0
         self.log = tempfile.TemporaryFile()
-        self.proc = subprocess.Popen(
+        self.proc = started(
             decode_command(listing or path, pix_fmt, decoder=decoder,
                            listing=listing is not None, matrix=matrix, yuv=yuv),
             stdout=subprocess.PIPE, stderr=self.log, start_new_session=True,

@@ -37,7 +37,7 @@ from hfrender.io.ffmpeg import (
     timing_script,
     widen_pipe,
 )
-from hfrender.io.ffmpeg_binary import ffmpeg_exe
+from hfrender.io.ffmpeg_binary import ffmpeg_exe, started
 from hfrender.io.ffmpeg_temps import remove_temps, tags_file, temp_file
 from hfrender.io.frame_marks import mark_gif, sequence_id
 from hfrender.io.images import write_picture
@@ -244,9 +244,9 @@ class VideoWriter(Closing):
                                  timing_file=self._timing, ts_offset=ts_offset,
                                  encoding=encoding, segment=segment, tags_file=self._tags)
             self._log = tempfile.TemporaryFile()
-            self._proc = subprocess.Popen(cmd, stdin=subprocess.PIPE,
-                                          stdout=subprocess.DEVNULL, stderr=self._log,
-                                          start_new_session=True, env=frame_pipe_env())
+            self._proc = started(cmd, stdin=subprocess.PIPE, stdout=subprocess.DEVNULL,
+                                 stderr=self._log, start_new_session=True,
+                                 env=frame_pipe_env())
         except BaseException:
             self._drop_temps()
             if self._log is not None:
