@@ -277,8 +277,8 @@ def to_linear(frames: Any) -> Any:
 
 def from_linear(linear: Any, dtype: Any = np.uint8) -> Any:
     """float32 linear light -> sRGB-encoded ``dtype`` (uint8 or uint16, in this machine's
-    byte order: a big-endian ``'>u2'`` is one line saying so), rounded to nearest, in the
-    input's array family.
+    byte order: a big-endian ``'>u2'`` is one line saying so; NumPy's, its name, or torch's
+    ``torch.uint16``), rounded to nearest, in the input's array family.
 
     Integer input is refused: it is sRGB code values already (:func:`to_linear` decodes
     it), and encoding it again would be silently wrong."""

@@ -58,7 +58,11 @@ def pixel_dtype(value: object, allowed: tuple[np.dtype, ...], name: str = "dtype
     ``None`` said as NumPy's default, float64; ``"nope"`` NumPy's bare TypeError). One of
     them in the other byte order (``'>u2'``): with ``any_order`` (where the byte order is
     hfrender's own: a pool's arena) it is that dtype, else a line saying so (was: "must be
-    uint8, uint16 ...", as if '>u2' were not 16 bits)."""
+    uint8, uint16 ...", as if '>u2' were not 16 bits). A torch dtype is the NumPy dtype of
+    its name (was: ``torch.uint16`` "must be uint8 or uint16": NumPy reads no torch dtype)."""
+    torch = str(value) if type(value).__module__ == "torch" else None  # ('torch.float32')
+    if torch is not None and torch.startswith("torch."):
+        value = torch[len("torch."):]  # (torch.float32: 'float32'; torch.bfloat16: no dtype)
     try:
         dt = None if value is None else np.dtype(value)  # type: ignore[call-overload]
     except (TypeError, ValueError):
@@ -72,7 +76,7 @@ def pixel_dtype(value: object, allowed: tuple[np.dtype, ...], name: str = "dtype
                              f"is in this machine's byte order: .astype('{dt.str}') of it "
                              f"gives {order}-endian bytes)")
     if dt is None or dt not in allowed:
-        said = shown(value) if dt is None else str(dt)
+        said = torch or (shown(value) if dt is None else str(dt))
         names = [str(d) for d in allowed]
         listed = ", ".join(names[:-1]) + f" or {names[-1]}" if len(names) > 1 else names[0]
         raise InputTypeError(f"{name}={said} must be {listed}{why}")

@@ -294,3 +294,22 @@ def test_a_missing_names_error_pickles_as_the_attribute_error_it_shows_as():
     back = pickle.loads(pickle.dumps(info.value))
     assert type(back) is AttributeError and back.name == "Box"
     assert str(back) == "module 'hfrender' has no attribute 'Box'; did you mean hf.Cube?"
+
+
+def test_a_torch_dtype_names_the_numpy_dtype_it_is():
+    """A torch user gives torch's dtypes: ``from_linear(x, torch.uint16)`` was refused as
+    "dtype=torch.uint16 must be uint8 or uint16" (NumPy cannot read torch's dtype objects),
+    a pool's ``torch.float32`` as "... must be uint8, uint16 or float32". Each is now the
+    NumPy dtype of its name; one of no such name is still one line naming it."""
+    torch = pytest.importorskip("torch", reason="torch is installed by the test command")
+    lin = torch.tensor([[[0.0, 0.2140, 1.0]]])  # linear light; sRGB 0, 0.49996, 1
+    out = hf.from_linear(lin, torch.uint16)
+    assert isinstance(out, torch.Tensor) and out.dtype == torch.uint16
+    assert out.numpy().tolist() == [[[0, 32765, 65535]]]  # 1.055 * 0.214 ** (1 / 2.4) - 0.055
+    assert hf.from_linear(lin, torch.uint8).numpy().tolist() == [[[0, 127, 255]]]
+    assert hf.HyperFramePool((4, 4, 3), torch.float32, capacity=2).dtype == np.float32
+    with pytest.raises(TypeError, match=r"^dtype=torch\.float16 must be uint8 or uint16$"):
+        hf.from_linear(lin, torch.float16)
+    with pytest.raises(TypeError, match=r"^dtype=torch\.bfloat16 must be uint8, uint16 or "
+                                        r"float32 \(what the fusion takes\)$"):
+        hf.HyperFramePool((4, 4, 3), torch.bfloat16)
