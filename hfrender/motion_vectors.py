@@ -82,14 +82,14 @@ def vector_blur(frame: Any, velocity: Any, depth: Any = None, *, shutter: float 
         check_out(out, arr.shape[1:] if single else arr.shape, arr.dtype, on_device)
     if not validate.flag(premultiplied, "premultiplied"):  # straight: blurred premultiplied
         light = to_premultiplied(arr, on_device, linear_light)  # float32: linear as it is
-        res = straight_kept(vector_blur(light, velocity, depth, shutter=shutter,
-                                         backend=backend, max_length=max_length),
-                             light, arr, linear_light)
-        res = res[0] if single else res
+        res = straight_kept(vector_blur(light[0] if single else light, velocity, depth,
+                                        shutter=shutter, backend=backend,  # (one frame
+                                        max_length=max_length)[None if single else ...],
+                            light, arr, linear_light)[0 if single else ...]  # said as one)
         return back(res) if out is None else into(out, res)
     vel = _velocity(velocity, arr.shape[:3], vector_max_length(max_length), single)
     half = vector_shutter(shutter) / 720.0  # half the shutter, in frames (360 degrees a frame)
-    dep = _depth(depth, vel, half, arr.shape)
+    dep = _depth(depth, vel, half, arr.shape, single)
     times = np.arange(arr.shape[0], dtype=np.float64)
     weights = WindowWeights(np.arange(arr.shape[0], dtype=np.int64), np.ones((len(times), 1)))
     res = fuse(HyperFrame(arr, np.ascontiguousarray(dep), times, vel), weights,
@@ -99,13 +99,17 @@ def vector_blur(frame: Any, velocity: Any, depth: Any = None, *, shutter: float 
     return back(res[0] if single else res) if out is None else out
 
 
-def _depth(depth: Any, vel: np.ndarray, half: float, shape: tuple) -> np.ndarray:
-    """``depth`` checked against frames of ``shape``; without it, two layers: what moves
-    over the shutter (``half`` of it, in frames) in front of what does not."""
+def _depth(depth: Any, vel: np.ndarray, half: float, shape: tuple,
+           single: bool = False) -> np.ndarray:
+    """``depth`` checked against frames of ``shape`` (``single``: one (H, W, C) frame's,
+    said so: was "must match frames (1, H, W, C)"); without it, two layers: what moves over
+    the shutter (``half`` of it, in frames) in front of what does not."""
     if depth is None:
         moving = np.hypot(vel[..., 0], vel[..., 1]) * (2 * half) >= STILL_PX
         return np.where(moving, np.float32(1), np.float32(2))
     darr, _, _ = to_array(depth, "depth")
+    if single:
+        return validate.depth(darr, shape[1:])[None]
     return validate.depth(darr, shape, one_for_all=True)
 
 
@@ -124,6 +128,10 @@ def _velocity(velocity: Any, size: tuple[int, int, int], most: float | None = No
             raise InputTypeError(not_numbers(
                 velocity, "velocity", "pixels a frame, x to the right and y down",
                 f"an array of shape {want} (or {want[1:]} for one frame)"))
+        if arr.shape == want[1:]:  # (was: "expected (2, H, W, 2) (or (H, W, 2) for one
+            raise InputError(      # frame)", the shape given offered as the fix)
+                f"velocity has shape {arr.shape}, one frame's; the {n} frames need one each: "
+                f"{want}, pixels a frame, x to the right and y down")
         hint = validate.channels_last_hint(arr.shape, [want, want[1:]] if n == 1 else [want],
                                            "velocity")
         raise InputError(f"velocity has shape {arr.shape}; expected {want} (or {want[1:]} for "

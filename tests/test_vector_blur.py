@@ -325,3 +325,28 @@ def test_a_hyperframe_s_channels_first_velocity_is_told_the_moveaxis_too() -> No
     assert str(err.value) == (f"hyperframe.velocity has shape ({n}, 2, {h}, {w}); expected "
                               f"({n}, {h}, {w}, 2); channels first: "
                               "np.moveaxis(hyperframe.velocity, -3, -1) puts them last")
+
+
+def test_shape_lines_name_the_frames_as_given() -> None:
+    """One (H, W, C) frame's depth of another size was told to match "frames (1, 48, 64, 3)
+    ... (1, 48, 64)", a batch the caller never made (depth_of_field says (48, 64, 3)); two
+    frames with one frame's vectors were told "expected (2, 48, 64, 2) (or (48, 64, 2) for
+    one frame)", the shape given offered as the fix. Each line names the call's shapes."""
+    f, v, d = square(10, 0)
+    for rgba, straight in ((f, True), (np.concatenate([f, f[..., :1]], -1), False)):
+        with pytest.raises(InputError) as err:
+            hf.vector_blur(rgba, v, d[:, :-1], backend="cpu", premultiplied=straight)
+        assert str(err.value) == (f"depth has shape (48, 63); it must match frames (48, 64, "
+                                  f"{rgba.shape[-1]}) "
+                                  "without the channel axis: (48, 64); scale a depth pass "
+                                  "of another size to the frames first (nearest neighbour: "
+                                  "hard edges), as hfrender fx --depth-resize does")
+    with pytest.raises(InputError) as err:
+        hf.vector_blur(np.stack([f, f]), v, d, backend="cpu")
+    assert str(err.value) == ("velocity has shape (48, 64, 2), one frame's; the 2 frames "
+                              "need one each: (2, 48, 64, 2), pixels a frame, x to the right "
+                              "and y down")
+    one = hf.vector_blur(f, v, d[None], backend="cpu")  # (1, H, W) depth: one frame's still
+    assert np.array_equal(one, hf.vector_blur(f, v, d, backend="cpu"))
+    assert one.shape == (H, W, 3)
+    assert abs(float(one[24, 40, 0]) - box_profile(10, 180)[40]) < 0.011
