@@ -22,6 +22,7 @@ usual light) is not cut at all: its pictures are bit for bit what they were.
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import numpy as np
@@ -42,6 +43,15 @@ def check_summable(largest: float, pixels: int) -> None:
         raise InputError(f"frames hold light up to {largest:g}: the fast depth of field's "
                          f"sums of {pixels:,} pixels of it pass float32's range; scale the "
                          "light down, or use method='exact' (--dof-method exact)")
+
+
+def headroom(largest: float, terms: int) -> float:
+    """The power of two (at most 1) by which light up to ``largest`` is scaled so that sums
+    of ``terms`` of it, each weighing at most 1 (the exact gather's: a source an offset),
+    stay within float32's range: 1.0 but for light near float32's top (a frame of 3e38
+    came out of the gather with inf where the weights reaching a pixel passed 1.13)."""
+    excess = largest * max(terms, 1) / NONE
+    return 1.0 if excess < 1.0 else 2.0 ** -math.frexp(excess)[1]
 
 
 def usual(xp: Any, planar: Any) -> float:

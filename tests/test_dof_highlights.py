@@ -201,3 +201,38 @@ def test_highlights_on_many_pixels_are_cut_too(rng, shape):
                                      backend="cpu", method=m) for m in ("fast", "exact"))
     assert (fast[..., 0] > 0.049).all()
     np.testing.assert_allclose(fast, exact, rtol=1e-3)
+
+
+def test_the_exact_gather_takes_light_up_to_float32s_top(rng, dev):
+    """The fast method refuses light whose sums pass float32's range and names
+    method='exact' as what takes it; but the gather summed in float32 too, and where the
+    weights reaching a pixel sum past 1.13 (a slanted floor's neighbouring disks), a frame
+    of 3e38 came out with inf at pixel (1, 36), on the CPU and the CUDA kernel alike (a
+    new user's trial). Such light is now summed where it cannot pass the range (the CPU's
+    sums in float64, the kernel's over the light scaled by a power of two): a uniform
+    frame stays uniform, and light of any level is blurred as the same light scaled down."""
+    h, w = 36, 48
+    depth = np.linspace(0.4, 20, h * w, dtype=np.float32).reshape(h, w)
+    lens = hf.Lens(focus_distance=1.0, f_stop=1.4, focal_length_mm=85)
+    weights = hf.WindowWeights.from_dense(np.eye(1))
+
+    def cpu(img):
+        return hf.depth_of_field(img, depth, focus_distance=1.0, f_stop=1.4,
+                                 focal_length_mm=85, backend="cpu", method="exact")
+
+    def cuda(img):  # the kernel on the emulator
+        out = np.empty((1, *img.shape), np.float32)
+        launches.fuse(dev, img[None], depth[None], weights, [lens], True, out,
+                      dof_method="exact")
+        return out[0]
+
+    light = rng.uniform(0.0, 1.0, (h, w, 4)).astype(np.float32)
+    scale = np.float32(2.0 ** 127)  # 1.7e38: exact in float32, as is its inverse
+    for gather in (cpu, cuda):
+        for level in (3e38, 3.4e38):
+            out = gather(np.full((h, w, 3), level, np.float32))
+            assert np.isfinite(out).all()
+            assert np.abs(out / np.float64(level) - 1).max() < 1e-6
+        small, big = gather(light), gather(light * scale)
+        assert np.isfinite(big).all() and big.max() > 1e38
+        assert np.abs(big / scale - small).max() < 1e-6 * small.max()

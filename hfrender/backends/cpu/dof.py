@@ -46,6 +46,7 @@ import numpy as np
 
 from hfrender.backends.cpu.dof_light import large_by_rows
 from hfrender.dof_composite import composite, disk_inside, seen_top
+from hfrender.dof_highlights import headroom
 from hfrender.optics import FRONT_TOLERANCE, Lens, disk_offsets, gather_offsets
 
 SLOW_WORK = 4e9  # offsets x pixels above which the gather warns that it will be slow
@@ -85,8 +86,10 @@ def defocus(lin: np.ndarray, depth: np.ndarray, lens: Lens) -> np.ndarray:
     if len(offsets) * h * w > SLOW_WORK:
         log.warning("depth of field: blur radius up to %.0f px on %dx%d: the CPU gather will be "
                     "slow; max_coc_px bounds it", float(np.sqrt(r2.max())), w, h)
-    sums = _Sums(lin, depth, r2, lens, max_d2, int(np.abs(offsets).max()),
-                 turned=d2_near is not d2_far)
+    # light whose sums could pass float32's range is summed in float64 (was: 3e38, inf)
+    wide = headroom(max(float(lin.max()), -float(lin.min())), len(offsets)) < 1.0
+    sums = _Sums(lin.astype(np.float64) if wide else lin, depth, r2, lens, max_d2,
+                 int(np.abs(offsets).max()), turned=d2_near is not d2_far)
     row_max, col_max = r2.max(axis=1), r2.max(axis=0)
     spans: dict[float, tuple] = {}
     for (dy, dx), d2, d2n in zip(offsets, d2_far, d2_near, strict=True):
@@ -114,7 +117,7 @@ def defocus(lin: np.ndarray, depth: np.ndarray, lens: Lens) -> np.ndarray:
     out = composite(np, planar[0], sums.front_w, planar[1], sums.back_w, planar[2],
                     sums.behind_w, disk_inside(np, sums.area), far=far, open_=sums.open,
                     hid=hid)
-    return np.ascontiguousarray(np.moveaxis(out, 0, -1))
+    return np.ascontiguousarray(np.moveaxis(out, 0, -1), np.float32)
 
 
 class _Sums:

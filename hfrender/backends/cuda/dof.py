@@ -155,10 +155,16 @@ def _gather(dev: Device, lin: Any, depth: Any, r2: Any, inv_area: Any, rows: Any
     out = xp.empty_like(lin)
     # what the defocused pixels see in focus past their edges, at most, frame by frame
     tops = xp.stack([seen_top(xp, xp.moveaxis(lin[z], -1, 0)) for z in range(n)])
+    # light whose sums could pass float32's range, scaled by a power of two (exactly, as
+    # the sums are its multiples; was: a frame of 3e38 gave inf)
+    most = max(float(lin.max()), -float(lin.min()))  # (no array of |lin| made)
+    scale = np.float32(highlights.headroom(most, int(offsets.shape[0])))
+    if scale < 1:
+        lin, tops = lin * scale, tops * scale
     for z0 in _z_chunks(n):  # each frame's gather stays inside that frame: chunks are exact
         z1 = min(n, z0 + launches.MAX_GRID_Z)
         dev.launch("hf_defocus", _grid(h * w, z1 - z0), (BLOCK, 1, 1),
                    (lin[z0:z1], depth[z0:z1], r2[z0:z1], inv_area[z0:z1], I32(h), I32(w),
                     I32(c), offsets, d2s, d2n, rows[z0:z1], inside[z0:z1], tops[z0:z1],
                     I32(int(offsets.shape[0])), out[z0:z1]))
-    return out
+    return out if scale == 1 else out * (1 / scale)
