@@ -14,20 +14,40 @@ from hfrender.cli.common import PLAIN, VERBOSE, Said
 FALLING_BACK = "unable to use sparse matrix, falling back!"
 
 
-def formatted(name, verbose=False):
-    """A warning of logger ``name`` with its traceback, as the command line's handler
-    writes it (:class:`hfrender.cli.common.Said`, set up by ``main``)."""
+INSTALLED = "/usr/lib/python3/dist-packages/trimesh/geometry.py"  # (a package's file)
+
+
+def formatted(name, verbose=False, exc=None, where=INSTALLED):
+    """A warning of logger ``name`` from the file ``where`` with ``exc``'s traceback, as the
+    command line's handler writes it (:class:`hfrender.cli.common.Said`, set up by
+    ``main``)."""
     try:
-        raise ModuleNotFoundError("No module named 'scipy'")
-    except ModuleNotFoundError:
-        record = logging.getLogger(name).makeRecord(name, logging.WARNING, "geometry.py", 323,
+        raise exc or ModuleNotFoundError("No module named 'scipy'")
+    except Exception:  # noqa: BLE001 - any, as a library logs it
+        record = logging.getLogger(name).makeRecord(name, logging.WARNING, where, 323,
                                                     FALLING_BACK, (), sys.exc_info())
     return Said(VERBOSE if verbose else PLAIN).format(record)
 
 
 def test_another_librarys_traceback_is_one_line():
     assert formatted("trimesh.util") == (f"hfrender: warning: trimesh: {FALLING_BACK} "
-                                         "(No module named 'scipy')")  # (was 13 lines)
+                                         "(ModuleNotFoundError: No module named 'scipy')")
+    # the exception's kind named (a KeyError's words alone were "('scipy')"), its first line
+    assert formatted("trimesh.util", exc=KeyError("scipy")) == (
+        f"hfrender: warning: trimesh: {FALLING_BACK} (KeyError: 'scipy')")
+    assert formatted("trimesh.util", exc=ValueError("one\ntwo")) == (
+        f"hfrender: warning: trimesh: {FALLING_BACK} (ValueError: one)")
+    assert formatted("trimesh.util", exc=RuntimeError()) == (
+        f"hfrender: warning: trimesh: {FALLING_BACK} (RuntimeError)")
+
+
+def test_a_users_own_warning_keeps_its_traceback():
+    """A scene's or script's own logger (root, __main__, the scene's module) is not a
+    library's: its traceback is the user's to read."""
+    for name in ("root", "__main__", "my_scene"):
+        said = formatted(name, where="/home/me/shots/my_scene.py").splitlines()
+        assert said[:2] == [f"hfrender: warning: {FALLING_BACK}",
+                            "Traceback (most recent call last):"], name
 
 
 def test_verbose_and_hfrenders_own_keep_the_traceback():
@@ -61,6 +81,6 @@ def test_trimesh_without_scipy_exporting_normals_is_one_line(tmp_path):
     res = subprocess.run([sys.executable, "-c", SCIPY_HIDDEN], capture_output=True,
                          text=True, timeout=120, cwd=tmp_path)
     assert (res.returncode, res.stderr) == (0, f"hfrender: warning: trimesh: {FALLING_BACK} "
-                                               "(No module named 'scipy.sparse'; 'scipy' is "
-                                               "not a package)\n")  # (was 13 lines)
+                                               "(ModuleNotFoundError: No module named "
+                                               "'scipy.sparse'; 'scipy' is not a package)\n")
     assert (tmp_path / "o.png").is_file() and (tmp_path / "ball.glb").is_file()

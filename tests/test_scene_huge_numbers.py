@@ -127,3 +127,14 @@ def test_a_colour_past_any_float_is_the_colours_line():
     with pytest.raises(InputError) as info:  # (was OverflowError: int too large to convert)
         hf.PointLight(color=(10**400, 1, 1))
     assert str(info.value) == (f"PointLight.color=({HUGE}: the values must be numbers 0..1")
+
+
+def test_a_lamps_radius_past_1e18_is_a_sizes_line():
+    """A lamp's radius is a size, as an object's: 1e39 was taken (its square infinite in
+    float32: the lamp gave no light); 2 m taken as it is."""
+    with pytest.raises(InputError) as info:
+        hf.PointLight(radius=1e39)
+    assert str(info.value) == ("PointLight.radius=1e+39: 1e+39 is past 1e+18, more than the "
+                               "GPU's float32 can draw; scale the scene down (and camera.far "
+                               "with it)")
+    assert hf.PointLight(radius=2).radius == 2.0

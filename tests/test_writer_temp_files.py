@@ -148,3 +148,38 @@ def test_an_ffmpeg_that_cannot_run_is_named_as_one(tmp_path, kind):
     with pytest.raises(ToolUnavailable) as caught:
         started([str(exe), "-version"], stdout=subprocess.DEVNULL)
     assert str(caught.value) == f"the ffmpeg at {exe} does not start ({why}); {GET_ONE}"
+
+
+def test_a_ctrl_c_while_ffmpeg_finishes_keeps_it_for_a_second_close(tmp_path, own_tmp):
+    """A Ctrl-C while close() waits for ffmpeg to write its index: the writer keeps
+    ffmpeg, its log and its temporaries (an ffmpeg just started may not have read them:
+    removed there, it failed, exit 254), and a second close() finishes the file and
+    removes them (it returned at once, and they were left)."""
+    out = tmp_path / "clip.mp4"
+    writer = writers.VideoWriter(str(out), 25, (16, 8), times=TIMES, encoding=TAGS)
+    writer.write(np.full((8, 16, 3), 90, np.uint8))
+    proc = writer._proc
+    proc.wait = lambda *a, **k: (_ for _ in ()).throw(KeyboardInterrupt())
+    with pytest.raises(KeyboardInterrupt):
+        writer.close()
+    assert len(listing(own_tmp)["tmp"]) == 3 and not writer._log.closed
+    del proc.wait  # (Popen's own again)
+    writer.close()
+    assert listing(own_tmp)["tmp"] == ["hfrender-mine.tags"] and writer._log.closed
+    frames = subprocess.run([FFMPEG, "-v", "error", "-i", str(out), "-f", "rawvideo",
+                             "-pix_fmt", "rgb24", "-"], capture_output=True, check=True).stdout
+    assert len(frames) == 16 * 8 * 3 and abs(frames[100] - 90) <= 2  # the frame, whole
+
+
+def test_a_decoder_that_does_not_start_closes_its_log(tmp_path, monkeypatch):
+    from hfrender.io import footage
+
+    made = []
+    real = tempfile.TemporaryFile
+    monkeypatch.setattr(tempfile, "TemporaryFile", lambda *a, **k: made.append(real()) or
+                        made[-1])
+    monkeypatch.setattr(subprocess, "Popen", lambda *a, **k: (_ for _ in ()).throw(
+        OSError(errno.EMFILE, "Too many open files")))
+    with pytest.raises(OSError, match="Too many open files"):
+        footage._Decoder(str(tmp_path / "in.mp4"), "rgb24", 16 * 8 * 3)
+    assert len(made) == 1 and made[0].closed  # (was left open: a ResourceWarning)

@@ -12,6 +12,7 @@ import stat
 import sys
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
+from pathlib import Path
 from typing import Any
 
 from hfrender.config import ConfigError
@@ -291,20 +292,34 @@ class Said(logging.Formatter):
     """A warning as ``hfrender: warning: ...``, like an error's line (with -v, the level
     and the logger's name, as before). Another library's record with a traceback is one
     line too, its name and the exception's words after its own (trimesh without scipy:
-    ``hfrender: warning: trimesh: unable to use sparse matrix, falling back! (No module
-    named 'scipy')``, was that and 12 lines of traceback); -v keeps the traceback."""
+    ``hfrender: warning: trimesh: unable to use sparse matrix, falling back!
+    (ModuleNotFoundError: No module named 'scipy')``, was that and 12 lines of traceback);
+    -v keeps the traceback, and so does a user's own code (:func:`installed`)."""
 
     def format(self, record: logging.LogRecord) -> str:
         if self._fmt.startswith("hfrender: "):
             fields = {**record.__dict__, "levelname": record.levelname.lower()}
             library = record.name.partition(".")[0]
-            if record.exc_info and library != "hfrender":
-                exc = record.exc_info[1]
+            if record.exc_info and library != "hfrender" and installed(record.pathname):
                 fields.update(msg=f"{library}: {record.getMessage()}"
-                                  f"{f' ({exc})' if exc is not None else ''}",
-                              args=None, exc_info=None, exc_text=None)
+                                  f"{briefly(record.exc_info[1])}",
+                              args=None, exc_info=None, exc_text=None, stack_info=None)
             record = logging.makeLogRecord(fields)
         return super().format(record)
+
+
+def installed(path: str) -> bool:
+    """Whether ``path`` (a log record's source file) is an installed package's: a user's
+    own code (a scene, a script: ``root``, ``__main__``) keeps its traceback."""
+    return any(part in ("site-packages", "dist-packages") for part in Path(path).parts)
+
+
+def briefly(exc: BaseException | None) -> str:
+    """`` (Kind: its first line)`` of an exception, after a library's words."""
+    if exc is None:
+        return ""
+    words = str(exc).strip().splitlines()
+    return f" ({type(exc).__name__}{': ' + words[0] if words else ''})"
 
 
 def in_processes(count: int) -> str:

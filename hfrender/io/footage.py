@@ -148,11 +148,15 @@ class _Decoder:
         self.yuv = yuv and pix_fmt in WIDE  # 16-bit RGB from YUV: its white made 65535
         self.frames_read = 0
         self.log = tempfile.TemporaryFile()
-        self.proc = started(
-            decode_command(listing or path, pix_fmt, decoder=decoder,
-                           listing=listing is not None, matrix=matrix, yuv=yuv),
-            stdout=subprocess.PIPE, stderr=self.log, start_new_session=True,
-            env=frame_pipe_env())
+        try:
+            self.proc = started(
+                decode_command(listing or path, pix_fmt, decoder=decoder,
+                               listing=listing is not None, matrix=matrix, yuv=yuv),
+                stdout=subprocess.PIPE, stderr=self.log, start_new_session=True,
+                env=frame_pipe_env())
+        except BaseException:  # (its log, a temporary file, closed: was left open)
+            self.log.close()
+            raise
         widen_pipe(self.proc.stdout)
 
     def read_into(self, buf: np.ndarray) -> bool:

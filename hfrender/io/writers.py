@@ -289,12 +289,16 @@ class VideoWriter(Closing):
         """
         if self._proc is None:
             return
-        proc, self._proc = self._proc, None
+        proc = self._proc
         try:
             proc.stdin.close()
         except OSError:
             pass
+        # a Ctrl-C while ffmpeg finishes the file: it goes on (its own session) and this
+        # writer keeps it, its log and its temporaries (which it may not have read yet:
+        # removed, an ffmpeg just started failed, exit 254); close() again finishes
         code = proc.wait()
+        self._proc = None
         self._drop_temps()
         out = Path(self.path)
         empty = not out.is_file() or out.stat().st_size == 0

@@ -152,14 +152,22 @@ def _point_resolution(what: str, value: object) -> int | None:
     return shadow_resolution(what, value, POINT_MOST, " (each of its map's six faces)")
 
 
+def _radius(what: str, value: object) -> float:
+    """A lamp's radius: a size, and past 1e18 the places' and sizes' line, as an object's
+    (1e39 was taken: its square infinite in float32, the lamp gave no light)."""
+    radius = checks.finite(what, value, low=0.0, meaning="metres: the light is never "
+                           "nearer than this")
+    checks.drawable(what, value, [radius])
+    return radius
+
+
 _CHECKS = {
     "position": PLACE_CHECKS["position"],
     "color": lambda what, v: display_color(v, what),
     "intensity": lambda what, v: checks.finite(what, v, low=0.0, meaning="the light on a "
                                                "surface facing the lamp 1 m away",
                                                brightness=True),
-    "radius": lambda what, v: checks.finite(what, v, low=0.0, meaning="metres: the light "
-                                            "is never nearer than this"),
+    "radius": lambda what, v: _radius(what, v),
     "visible": checks.flag,
     "direction": _direction,
     "target": _target,
