@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 from render_helpers import render_frames
 
-import hfrender.renderer.renderer as renderer_module
+import hfrender.renderer.levels as levels_module
 from hfrender.renderer.instances import InstancedDrawer
 from hfrender.scene.objects import SPHERE_OUTLINE_PX, SPHERE_SEGMENTS, mesh, sphere_geometry
 
@@ -86,7 +86,7 @@ def test_small_spheres_look_as_the_full_mesh_draws_them(tmp_path, monkeypatch):
     seen = drawn(monkeypatch)
     levels, _ = render_frames(path, **settings)
     assert {"sphere:16", "sphere:32", "sphere"} <= set(seen)
-    monkeypatch.setattr(renderer_module, "sphere_geometry", lambda radius_px: "sphere")
+    monkeypatch.setattr(levels_module, "sphere_geometry", lambda radius_px: "sphere")
     full, _ = render_frames(path, **settings)
     diff = np.abs(levels.astype(int) - full.astype(int)).max(-1)[0]
     pad = np.pad(full[0].astype(int), ((1, 1), (1, 1), (0, 0)), mode="edge")

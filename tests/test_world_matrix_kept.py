@@ -71,3 +71,39 @@ def test_a_groups_frame_is_made_once_while_it_stays(monkeypatch):
         assert len(made) == k + 1
         np.testing.assert_array_equal(looks[4][99], placement((0.5 * k, 0, 0), (0, 0.3, 0), 1.0)
                                       @ placement((9.9, 0, 0), (0, 0, 0), 1.0))
+
+
+def test_world_matrices_are_each_objects_world_matrix_and_follow_every_change():
+    """:func:`world_matrices` (a sub-frame's objects in one array, a particle's turn and
+    scale cached while they stay) gives each object's own ``world_matrix()`` bit for bit:
+    particles of every shape and scale, children of a turned group, a text; and again
+    after a radius, a scale, a turn, a height and a parent are set between two looks."""
+    from hfrender.scene.objects import world_matrices
+
+    rnd = np.random.default_rng(5)
+    group = hf.Group(position=(0.5, -1, 2), rotation=(0.1, 0.7, 0))
+    kinds = (hf.Sphere, hf.Cube, hf.Cylinder, hf.Cone, hf.Torus, hf.Plane)
+    objs = []
+    for k in range(60):
+        obj = kinds[k % len(kinds)](position=tuple(rnd.uniform(-5, 5, 3).tolist()),
+                                    rotation=tuple(rnd.uniform(-3, 3, 3).tolist()),
+                                    scale=float(rnd.uniform(0.1, 2)) if k % 4 else (0.2, 1.5, 0.7))
+        if k % 5 == 0:
+            obj.parent = group
+        objs.append(obj)
+    objs.append(hf.Text("hi", position=(1, 2, 3), rotation=(0, 0.3, 0)))
+
+    def each():
+        return np.stack([obj.world_matrix() for obj in objs])
+
+    np.testing.assert_array_equal(world_matrices(objs), each())
+    assert not np.array_equal(world_matrices(objs)[0], world_matrices(objs)[1])
+    objs[0].radius = 2.5  # a sphere's radius: its matrix's scale
+    objs[1].scale = 3.0
+    objs[2].rotation = (0.0, 1.0, 0.0)
+    objs[3].height = 4.0
+    objs[6].parent = group
+    group.rotation = (0.0, -0.4, 0.2)
+    after = world_matrices(objs)
+    np.testing.assert_array_equal(after, each())
+    assert math.isclose(float(np.linalg.norm(after[0, :3, 0])), 2.5 * 0.2)  # radius x scale

@@ -14,22 +14,21 @@ import numpy as np
 
 from hfrender.scene.meshes import is_model, model_data
 from hfrender.scene.model_morphs import matrix_count
+from hfrender.scene.objects import world_matrices
 
 
 def clip_matrices(objects: list, view: np.ndarray, proj: np.ndarray) -> np.ndarray:
     """``proj @ view @ model`` of every one of ``objects`` as it is now, (N, 4, 4) float64,
     then of each part of its animated models, in order; its morphed parts' weights as they
     are (not matrices): :meth:`SceneRenderer.clip_matrices`'s."""
-    models = [obj.world_matrix() for obj in objects]  # (parents' frames in)
+    models = world_matrices(objects)  # (parents' frames in; one array: a particle's 2 us)
     parts, plain = [], []  # an animated model's parts: after; its morph weights: plain
     for obj, m in zip(objects, models, strict=True):
         if moves := part_matrices(obj):
             n = matrix_count(model_data(obj.geometry).parts)
             parts += [m @ c for c in moves[:n]] + moves[n:]
             plain += [False] * n + [True] * (len(moves) - n)
-    if not models:
-        return np.zeros((0, 4, 4))
-    rows = np.stack(models + parts)
+    rows = np.concatenate([models, np.stack(parts)]) if parts else models
     clips = (proj @ view) @ rows
     clips[len(models):][plain] = rows[len(models):][plain]
     return clips

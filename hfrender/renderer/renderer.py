@@ -10,7 +10,6 @@ allocation per sub-frame.
 
 from __future__ import annotations
 
-import math
 from pathlib import Path
 from typing import Any
 
@@ -20,6 +19,7 @@ from hfrender.color import srgb_color
 from hfrender.renderer.clip_motion import animated_parts, clip_matrices
 from hfrender.renderer.instances import InstancedDrawer, instance_rows, rates_at
 from hfrender.renderer.lamps import lamp_uniforms, sun, sun_uniforms
+from hfrender.renderer.levels import levels
 from hfrender.renderer.models import ModelDrawer, SurfacePrograms, lighting_of, poser
 from hfrender.renderer.msaa import msaa_samples
 from hfrender.renderer.programs import (
@@ -40,8 +40,7 @@ from hfrender.scene.lamps import lit_now
 from hfrender.scene.loader import told_line
 from hfrender.scene.meshes import is_model
 from hfrender.scene.nodes import drawn_opacity
-from hfrender.scene.objects import sphere_geometry
-from hfrender.scene.round_shapes import ROUND, half_extents, round_level
+from hfrender.scene.objects import world_matrices
 from hfrender.scene.text import is_text
 
 _NO_RATES = np.zeros((0, 4, 4))  # no velocity asked: every object has no motion
@@ -213,30 +212,9 @@ class SceneRenderer:
                 abs(float(cam.projection(w / h)[1, 1])) * h / 2)
 
     def _geometry(self, obj: Any, model: np.ndarray, lens: tuple) -> str:
-        """The geometry drawn for ``obj``: a sphere's level from its radius in pixels
-        (:func:`sphere_geometry`), the largest a ray from the eye shows it: its radius
-        over the depth of its nearest point, times d / depth where it lies off the axis
-        (the picture stretches it radially); a cylinder's, cone's or torus's from its
-        circle about its axis so (:func:`round_level`), its nearest point by its box."""
-        kind = obj.geometry
-        sphere = kind == "sphere"
-        if not sphere and kind.split(":")[0] not in ROUND:  # (a cube's: at once, as it was)
-            return kind
-        m = model.tolist()
-        sizes = [math.hypot(m[0][k], m[1][k], m[2][k]) for k in range(3)]
-        if sphere:
-            radius = reach = max(sizes)
-        else:
-            radius = max(sizes[0], sizes[2])
-            reach = sum(s * h for s, h in zip(sizes, half_extents(kind), strict=True))
-        eye, forward, pixels = lens
-        if self.scene.camera.orthographic:
-            return _level(kind, radius * pixels)
-        to = [m[k][3] - eye[k] for k in range(3)]
-        depth = sum(a * b for a, b in zip(to, forward, strict=True)) - reach
-        if depth <= 0.0 or not math.isfinite(depth):  # around or behind the eye
-            return kind
-        return _level(kind, radius * pixels * math.hypot(*to) / (depth * depth))
+        """The geometry drawn for ``obj`` at ``model`` (:func:`levels`: a sphere's or a
+        round shape's level; ``lens``: :meth:`_pixels_a_metre`)."""
+        return levels([obj.geometry], model[None], lens, self.scene.camera.orthographic)[0]
 
     def draw_objects(self, shared: dict, lens: tuple, pick: Any = None,
                      rates: np.ndarray = _NO_RATES) -> list[tuple[int, Any]]:
@@ -249,8 +227,8 @@ class SceneRenderer:
         of an opacity below 1 and texts are left to :mod:`hfrender.renderer.translucent`:
         returned, (place, object) in the scene's order (:func:`in_order`'s)."""
         ready: set[int] = set()
-        groups: dict[tuple, tuple[Any, list[int]]] = {}  # (program, geometry): objects
-        models, objects, places, found = [], [], [], []  # the built-in ones', as drawn
+        programs: dict[str | None, Any] = {}  # a built-in's, by its shader (pick None)
+        drawn, found = [], []  # the built-in ones: (place, object, program), as drawn
         for i, obj in enumerate(self.scene.objects):
             opacity = drawn_opacity(obj)
             if opacity < 1.0 or is_text(obj.geometry):  # (after; hidden: 0)
@@ -258,23 +236,37 @@ class SceneRenderer:
                     found.append((i, obj))
                 continue
             model_file = is_model(obj.geometry)
-            if (prog := (pick or self._program_of)(obj, model_file)) is None:
+            if pick is None and not model_file:  # (its surface's: one a shader a draw)
+                if (prog := programs.get(obj.shader)) is None:
+                    prog = programs[obj.shader] = self._program_of(obj, False)
+            elif (prog := (pick or self._program_of)(obj, model_file)) is None:
                 continue  # (left out of a shadow map's face: ShadowPass.program)
             share_once(prog, ready, shared)
-            model = obj.world_matrix()  # (its parents' frames in: as clip_matrices)
-            if model_file:
-                self._draw_model(prog, obj, model, rates, i)
+            if model_file:  # (its parents' frames in: as clip_matrices)
+                self._draw_model(prog, obj, obj.world_matrix(), rates, i)
                 continue
-            geometry = self._geometry(obj, model, lens)
-            groups.setdefault((id(prog), geometry), (prog, []))[1].append(len(models))
-            models.append(model)
-            objects.append((*obj.linear_color(), float(obj.emissive), 1.0))
-            places.append(i)
-        if models:
-            rows = instance_rows(np.stack(models), rates_at(rates, places), np.array(objects))
-            for (_, geometry), (prog, members) in groups.items():
-                self.instances.draw(prog, geometry, rows[members])
+            drawn.append((i, obj, prog))
+        if drawn:
+            self._draw_instanced(drawn, lens, rates)
         return found
+
+    def _draw_instanced(self, drawn: list, lens: tuple, rates: np.ndarray) -> None:
+        """The built-in objects ``drawn`` ((place, object, program)), grouped by program
+        and geometry (a sphere's by its level: :func:`levels`), each group one instanced
+        draw in the order its first object comes; their world matrices and levels found
+        for all at once (:func:`world_matrices`)."""
+        places = [i for i, _, _ in drawn]
+        objs = [obj for _, obj, _ in drawn]
+        models = world_matrices(objs)
+        kinds = levels([obj.geometry for obj in objs], models, lens,
+                       self.scene.camera.orthographic)
+        groups: dict[tuple, tuple[Any, list[int]]] = {}  # (program, geometry): objects
+        for k, ((_, _, prog), geometry) in enumerate(zip(drawn, kinds, strict=True)):
+            groups.setdefault((id(prog), geometry), (prog, []))[1].append(k)
+        objects = np.array([(*obj.linear_color(), float(obj.emissive), 1.0) for obj in objs])
+        rows = instance_rows(models, rates_at(rates, places), objects)
+        for (_, geometry), (prog, members) in groups.items():
+            self.instances.draw(prog, geometry, rows[members])
 
     def _draw_model(self, prog: Any, obj: Any, model: np.ndarray, rates: np.ndarray,
                     i: int) -> None:
@@ -333,11 +325,6 @@ class SceneRenderer:
         self.target.release()
         if self.shadows is not None:  # (the scene's shadows on at some time)
             self.shadows.release()
-
-
-def _level(kind: str, radius_px: float) -> str:
-    """The level of a sphere or round shape ``kind`` whose circle is ``radius_px``."""
-    return sphere_geometry(radius_px) if kind == "sphere" else round_level(kind, radius_px)
 
 
 def _set_object(prog: Any, obj: Any, model: np.ndarray, rate: np.ndarray) -> None:

@@ -101,6 +101,32 @@ class Object3D(Placed):
         return _linear(tuple(self.color[:3]))  # lighting happens in linear light
 
 
+_AT_ORIGIN = (0.0, 0.0, 0.0)
+
+
+def world_matrices(objects: list) -> np.ndarray:
+    """``np.stack([obj.world_matrix() for obj in objects])``, bit for bit, (N, 4, 4): an
+    object of no parent that keeps Object3D's matrices (a particle's) as its turn and
+    scale's matrix (cached while they stay: :func:`placement`) with its position set in,
+    all of them in one array (was: a 4x4 array made, then copied, an object: 3,000
+    particles moving took 35 ms a sub-frame)."""
+    out = np.empty((len(objects), 4, 4))
+    plain, turns, places = [], [], []
+    for i, obj in enumerate(objects):
+        kind = type(obj)
+        if (obj.parent is None and kind.world_matrix is Object3D.world_matrix
+                and kind.model_matrix is Object3D.model_matrix):
+            plain.append(i)
+            turns.append(placement(_AT_ORIGIN, obj.rotation, obj._matrix_scale()))
+            places.append(obj.position)
+        else:
+            out[i] = obj.world_matrix()
+    if plain:
+        out[plain] = turns
+        out[plain, :3, 3] = places
+    return out
+
+
 @lru_cache(maxsize=4096)
 def _linear(color: tuple) -> tuple:
     return srgb_color(color)
