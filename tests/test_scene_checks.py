@@ -298,6 +298,14 @@ def test_a_bad_colour_is_one_line_naming_the_object_and_value(value, error, mess
     (hf.Sphere, "position", (0, 0, 2e18), "Sphere.position=(0, 0, 2e+18): 2e+18 is past "
                                           "1e+18, more than the GPU's float32 can draw; scale "
                                           "the scene down (and camera.far with it)"),
+    # each of the three checked on a particle's fast path (a tuple of 3 plain numbers)
+    (hf.Sphere, "position", (1, -2e18, 0.5), "Sphere.position=(1, -2e+18, 0.5): 2e+18 is past "
+                                             "1e+18, more than the GPU's float32 can draw; "
+                                             "scale the scene down (and camera.far with it)"),
+    (hf.Cube, "position", (0.5, 1, True), "Cube.position=(0.5, 1, True) must be 3 finite "
+                                          "numbers (x, y, z) in metres"),
+    (hf.Cube, "rotation", (NAN, 1, 0.5), "Cube.rotation=(nan, 1, 0.5) must be 3 finite "
+                                         "numbers (x, y, z) in radians"),
     (hf.Sphere, "emissive", INF, "Sphere.emissive=inf must be a finite number >= 0"),
     (hf.Cube, "emissive", -5, "Cube.emissive=-5 must be a finite number >= 0"),  # was black
     (hf.Camera, "position", np.array([0.0, NAN, 1.0]), "camera.position=[0.0, nan, 1.0] "

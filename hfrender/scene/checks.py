@@ -308,9 +308,12 @@ _PLAIN = (float, int)  # (not bool, nor NumPy's: those go the whole way)
 
 def vector3(what: str, value: object, meaning: str = "(x, y, z)") -> tuple[float, ...]:
     """``value`` as a tuple of 3 finite floats, each within :data:`LARGEST`."""
-    if (type(value) is tuple and len(value) == 3 and all(type(v) in _PLAIN for v in value)
-            and all(-LARGEST <= v <= LARGEST for v in value)):  # the usual, a particle's
-        return (float(value[0]), float(value[1]), float(value[2]))  # 1-3 us (was 16: ABCs)
+    if type(value) is tuple and len(value) == 3:  # the usual, a particle's: 0.5 us (was
+        x, y, z = value  # 16 with ABCs; 1.3 with two all() over generators, half a set's)
+        if (type(x) in _PLAIN and type(y) in _PLAIN and type(z) in _PLAIN
+                and -LARGEST <= x <= LARGEST and -LARGEST <= y <= LARGEST
+                and -LARGEST <= z <= LARGEST):
+            return (float(x), float(y), float(z))
     items = value.tolist() if isinstance(value, np.ndarray) else value
     if hasattr(value, "position") and not isinstance(value, (Sequence, np.ndarray)):
         raise InputError(f"{what}={type(value).__name__}(...): a point, not an object: give "
