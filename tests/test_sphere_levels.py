@@ -86,7 +86,7 @@ def test_small_spheres_look_as_the_full_mesh_draws_them(tmp_path, monkeypatch):
     seen = drawn(monkeypatch)
     levels, _ = render_frames(path, **settings)
     assert {"sphere:16", "sphere:32", "sphere"} <= set(seen)
-    monkeypatch.setattr(levels_module, "sphere_geometry", lambda radius_px: "sphere")
+    monkeypatch.setattr(levels_module, "sphere_named", lambda n: "sphere")  # (every one full)
     full, _ = render_frames(path, **settings)
     diff = np.abs(levels.astype(int) - full.astype(int)).max(-1)[0]
     pad = np.pad(full[0].astype(int), ((1, 1), (1, 1), (0, 0)), mode="edge")
@@ -109,3 +109,25 @@ def test_docs_say_the_levels_the_code_draws():
     for r, triangles in ((0.31, 64), (0.33, 256), (1.25, 256), (1.3, 1024), (5.15, 1024),
                          (5.2, 4096)):
         assert len(mesh(sphere_geometry(r))[1]) // 3 == triangles, r
+
+
+def test_the_levels_of_many_radii_are_each_ones_level():
+    """``levels_of`` (a sub-frame's objects in one array) picks, for every radius, the
+    segments :func:`level` picks for it alone, written out: the fewest whose outline keeps
+    within the rule, N >= pi sqrt(r / 2e), the last past them all: seeded radii over
+    0-40 px, the thresholds themselves and a float either side, 0, inf and NaN."""
+    from hfrender.scene.round_shapes import OUTLINE_PX, SEGMENTS, levels_of
+
+    def one(r):  # the rule, one radius at a time
+        need = math.pi * math.sqrt(max(r, 0.0) / (2 * OUTLINE_PX))
+        return next((n for n in SEGMENTS if n >= need), SEGMENTS[-1])
+
+    edges = [(n / math.pi) ** 2 * 2 * OUTLINE_PX for n in SEGMENTS]  # r where N is just met
+    radii = np.concatenate([np.random.default_rng(11).uniform(0, 40, 500),
+                            edges, np.nextafter(edges, 0), np.nextafter(edges, 99),
+                            [0.0, -0.0, math.inf, math.nan, 1e300]])
+    got = levels_of(radii, SEGMENTS, OUTLINE_PX)
+    assert got.tolist() == [one(r) for r in radii.tolist()]
+    assert sorted(set(got.tolist())) == list(SEGMENTS)  # (every level picked somewhere)
+    assert levels_of(np.array([0.31, 1.29, 5.1, 20.0]), SEGMENTS, OUTLINE_PX).tolist() == \
+        [8, 16, 32, 64]  # (the docs' radii: 8 segments up to 0.32 px, 16 to 1.3, ...)

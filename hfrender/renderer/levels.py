@@ -9,8 +9,16 @@ import math
 
 import numpy as np
 
-from hfrender.scene.objects import sphere_geometry
-from hfrender.scene.round_shapes import ROUND, half_extents, round_level
+from hfrender.scene.objects import SPHERE_OUTLINE_PX, SPHERE_SEGMENTS, sphere_named
+from hfrender.scene.round_shapes import (
+    OUTLINE_PX,
+    ROUND,
+    SEGMENTS,
+    half_extents,
+    levels_of,
+    round_named,
+    tube_reach,
+)
 
 
 def levels(kinds: list[str], models: np.ndarray, lens: tuple,
@@ -21,6 +29,7 @@ def levels(kinds: list[str], models: np.ndarray, lens: tuple,
     times d / depth where it lies off the axis (the picture stretches it radially); a
     cylinder's, cone's or torus's from its circle about its axis so
     (:func:`round_level`), its nearest point by its box; any other's, its kind (a cube's).
+    Their segments picked in one pass too (:func:`levels_of`).
     ``lens``: (eye, forward, pixels 1 m spans 1 m in front of the eye). The arithmetic of
     one object at a time, operation for operation (the same levels)."""
     out = list(kinds)
@@ -32,7 +41,7 @@ def levels(kinds: list[str], models: np.ndarray, lens: tuple,
     sizes = np.array([[math.hypot(*column) for column in columns]  # (math's: np.hypot
                       for columns in m[:, :3, :3].transpose(0, 2, 1).tolist()])  # takes 2)
     sphere = np.array([kind == "sphere" for kind in shapes])
-    reach_of = np.array([(1.0, 1.0, 1.0) if s else half_extents(k)
+    reach_of = np.array([(1.0, 1.0, 1.0, 1.0) if s else (*half_extents(k), tube_reach(k))
                          for s, k in zip(sphere.tolist(), shapes, strict=True)])
     eye, forward, pixels = lens
     with np.errstate(all="ignore"):  # (overflow to inf, a depth of 0: as floats do)
@@ -41,7 +50,7 @@ def levels(kinds: list[str], models: np.ndarray, lens: tuple,
                                           + sizes[:, 1] * reach_of[:, 1])
                          + sizes[:, 2] * reach_of[:, 2])
         if orthographic:
-            picture = (radius * pixels).tolist()
+            picture = radius * pixels
             near = [True] * len(at)
         else:
             to = m[:, :3, 3] - np.asarray(eye, np.float64)
@@ -49,9 +58,15 @@ def levels(kinds: list[str], models: np.ndarray, lens: tuple,
                      + to[:, 2] * forward[2]) - reach
             near = ((depth > 0.0) & np.isfinite(depth)).tolist()  # (else: around or behind
             far = np.array([math.hypot(*v) for v in to.tolist()])  # the eye: the full one)
-            picture = (radius * pixels * far / (depth * depth)).tolist()
-    for i, kind, fine, radius_px in zip(at, shapes, near, picture, strict=True):
+            picture = radius * pixels * far / (depth * depth)
+        sphere_n = levels_of(picture, SPHERE_SEGMENTS, SPHERE_OUTLINE_PX).tolist()
+        round_n = levels_of(picture * reach_of[:, 3], SEGMENTS, OUTLINE_PX).tolist()  # (a
+        # round shape's circle: a torus's widened, tube_reach)
+    names: dict[tuple, str] = {}  # (kind, segments): its geometry
+    for i, kind, fine, n, n_round in zip(at, shapes, near, sphere_n, round_n, strict=True):
         if fine:
-            out[i] = sphere_geometry(radius_px) if kind == "sphere" else \
-                round_level(kind, radius_px)
+            key = (kind, n if kind == "sphere" else n_round)
+            if key not in names:
+                names[key] = sphere_named(n) if kind == "sphere" else round_named(*key)
+            out[i] = names[key]
     return out

@@ -278,7 +278,11 @@ def sphere_geometry(radius_px: float) -> str:
     errs as much at 21 px). Looser rules move golden frames past their tolerances (the
     propeller's 5.8 px hub at 0.028 px; 0.05 px, 2.4x faster particles, moves 0.25% of its
     pixels by up to 28 code values; 0.25 px by up to 40): benchmarks/RESULTS.md."""
-    n = level(radius_px, SPHERE_SEGMENTS, SPHERE_OUTLINE_PX)
+    return sphere_named(level(radius_px, SPHERE_SEGMENTS, SPHERE_OUTLINE_PX))
+
+
+def sphere_named(n: int) -> str:
+    """The sphere's geometry of ``n`` segments (the full one: ``"sphere"``)."""
     return "sphere" if n == SPHERE_SEGMENTS[-1] else f"sphere:{n}"
 
 
