@@ -20,8 +20,9 @@ import numpy as np
 
 from hfrender.io.colour_tags import WIDE, YUV, source_colour
 from hfrender.io.exr_footage import check_exr_sizes, exr_frame, is_one_image
-from hfrender.io.ffmpeg import bare, decode_command, frame_pipe_env, untagged_matrix, widen_pipe
+from hfrender.io.ffmpeg import bare, frame_pipe_env, widen_pipe
 from hfrender.io.ffmpeg_binary import started
+from hfrender.io.ffmpeg_read import decode_command, untagged_matrix
 from hfrender.io.ffmpeg_temps import remove_temps, temp_file
 from hfrender.io.images import png_header, png_whole, unreadable
 from hfrender.io.pillow_frames import as_format, pillow_head, read_frame, rgb8

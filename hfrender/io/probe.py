@@ -17,8 +17,9 @@ from pathlib import Path
 
 from hfrender.errors import InputError
 from hfrender.io.container_tags import read_tags
-from hfrender.io.ffmpeg import Soundtrack, bare, probe_command
+from hfrender.io.ffmpeg import Soundtrack, bare
 from hfrender.io.ffmpeg_binary import ffmpeg_exe
+from hfrender.io.ffmpeg_read import probe_command
 
 
 class FootageError(InputError):

@@ -22,7 +22,8 @@ import subprocess
 from pathlib import Path
 
 from hfrender.errors import spelling
-from hfrender.io.ffmpeg import bare, probe_command
+from hfrender.io.ffmpeg import bare
+from hfrender.io.ffmpeg_read import probe_command
 from hfrender.io.output_lock import process_ended
 from hfrender.io.probe import CUT_SHORT
 from hfrender.io.writers import WriteFailed
