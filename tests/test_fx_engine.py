@@ -286,7 +286,8 @@ def test_resume_refuses_what_cannot_be_resumed(tmp_path, rng, capsys):
 
 
 def test_ffmpeg_command_lines_are_built_by_pure_functions():
-    from hfrender.io.ffmpeg import Soundtrack, encode_command, join_command
+    from hfrender.io.ffmpeg import Soundtrack, encode_command
+    from hfrender.io.ffmpeg_join import join_command
     from hfrender.io.ffmpeg_read import decode_command
 
     pcm, aac = Soundtrack("in.mkv", ("pcm_s16le",)), Soundtrack("in.mkv", ("aac", "aac"))

@@ -11,7 +11,8 @@ from pathlib import Path
 from hfrender.errors import pastable, spelling
 from hfrender.io.container_tags import write_tags
 from hfrender.io.durable import sync_file, sync_folder
-from hfrender.io.ffmpeg import Soundtrack, bare, crashed, frame_rate, join_command
+from hfrender.io.ffmpeg import Soundtrack, bare, crashed, frame_rate
+from hfrender.io.ffmpeg_join import join_command
 from hfrender.io.writers import WriteFailed
 from hfrender.sizes import bytes_said
 
