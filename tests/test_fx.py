@@ -147,24 +147,25 @@ def test_motion_blur_with_depth_of_field_pads_the_lead_in_with_frame_zero(tmp_pa
 
 
 def test_hyperframe_size_follows_window_stride_and_memory(monkeypatch):
-    from hfrender.engine import fx
+    from hfrender.engine import fx_checks
+    from hfrender.engine.fx_settings import FxSettings
     from hfrender.io.footage import FootageError
 
-    monkeypatch.setattr(fx, "free_memory_bytes", lambda: 64 << 30)
+    monkeypatch.setattr(fx_checks, "free_memory_bytes", lambda: 64 << 30)
     monkeypatch.setattr("hfrender.hyperframe.builder.free_memory_bytes", lambda: 64 << 30)
-    per = fx.outputs_per_hyperframe
+    per = fx_checks.outputs_per_hyperframe
     mb = 1 << 20
-    assert [per(mb, fx.FxSettings(window=w, stride=st)) for w, st in
+    assert [per(mb, FxSettings(window=w, stride=st)) for w, st in
             [(8, 1), (30, 1), (100, 1), (8, 8), (3, 5)]] == [8, 30, 32, 8, 8]
     # half the free memory for a pool of 2 slots of 40 frames: the 29-frame halo + 11 new
     monkeypatch.setattr("hfrender.hyperframe.builder.free_memory_bytes", lambda: 2 * 2 * 40 * mb)
-    assert per(mb, fx.FxSettings(window=30, stride=1)) == 11
+    assert per(mb, FxSettings(window=30, stride=1)) == 11
     # 2 x 39 x 2**20 = 81,788,928 B (81.8 MB) do not fit 70 x 2**20 = 73,400,320 B (73.4 MB)
-    monkeypatch.setattr(fx, "free_memory_bytes", lambda: 70 * mb)
+    monkeypatch.setattr(fx_checks, "free_memory_bytes", lambda: 70 * mb)
     with pytest.raises(FootageError, match=r"--motion-blur 30 --stride 10 holds 39 frames per "
                                            r"hyperframe, 81\.8 MB in all; 73\.4 MB is free: "
                                            r"use a shorter window or stride$"):
-        per(mb, fx.FxSettings(window=30, stride=10))
+        per(mb, FxSettings(window=30, stride=10))
 
 
 def test_progress_counts_every_output_frame_from_the_first(tmp_path, rng):

@@ -213,9 +213,9 @@ def test_a_sequence_that_cannot_be_put_in_place_keeps_its_frames(tmp_path, rng, 
     frame's name there before the run is refused first: one that comes meanwhile, here.)"""
     import imageio.v3 as iio
 
-    import hfrender.engine.fx as fx_engine
+    import hfrender.engine.fx_checks as fx_checks
 
-    monkeypatch.setattr(fx_engine, "check_work_names", lambda *a: None)
+    monkeypatch.setattr(fx_checks, "check_work_names", lambda *a: None)
     src = tmp_path / "in"
     src.mkdir()
     for i, f in enumerate(rng.integers(0, 256, (6, 8, 16, 3), dtype=np.uint8)):

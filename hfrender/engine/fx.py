@@ -32,22 +32,25 @@ from hfrender.backends import get_backend
 from hfrender.color import premultiply
 from hfrender.engine.buffers import OutputBuffers
 from hfrender.engine.core import Engine
-from hfrender.engine.fx_depth import check_window, depth_pass_of, focused
+from hfrender.engine.fx_checks import (
+    alpha_of,
+    check_files,
+    check_footage,
+    output_count,
+    outputs_per_hyperframe,
+)
 from hfrender.engine.fx_fusion import FxFusion, stream_pad
-from hfrender.engine.fx_notes import deep_note, keeps_sound, left_out_notes, picture_notes
+from hfrender.engine.fx_notes import keeps_sound
 from hfrender.engine.fx_output import (
     ChunkOutput,
     FxOutput,
     conformed,
-    keeps_alpha,
     raw_format,
     written_format,
 )
 from hfrender.engine.fx_settings import FxSettings
-from hfrender.hyperframe.builder import HyperFrameBuilder, auto_granularity, free_memory_bytes
+from hfrender.hyperframe.builder import HyperFrameBuilder
 from hfrender.hyperframe.frame import HyperFrame
-from hfrender.hyperframe.pool import slot_count
-from hfrender.io import outputs
 from hfrender.io.depth_pass import DepthReader
 from hfrender.io.exr_footage import is_one_image
 from hfrender.io.ffmpeg import VIDEO_SUFFIXES
@@ -57,14 +60,8 @@ from hfrender.io.footage import (
     probe,
     start_decoding,
 )
-from hfrender.io.input_clash import check_not_input
-from hfrender.io.picture_output import check_one_picture
-from hfrender.io.pixels import ALPHA, FLOAT, raw_dtype
-from hfrender.io.sequence_files import DEPTH_KINDS, FOLDER_KINDS, VECTOR_KINDS, sequence_files
-from hfrender.io.vector_pass import VectorPass
-from hfrender.io.work_names import check_work_names
-from hfrender.io.writers import check_output, ffmpeg_encoders, raw_frame_shape
-from hfrender.sizes import bytes_said
+from hfrender.io.pixels import FLOAT, raw_dtype
+from hfrender.io.writers import ffmpeg_encoders, raw_frame_shape
 
 __all__ = ["FxJob", "FxSettings", "FxStats", "run_fx"]
 
@@ -120,7 +117,7 @@ class FxJob:
         # ffmpeg probes the input and starts decoding: off the path to the first frame
         s = self.s
         if self.chunk is None:
-            self._check_files()
+            check_files(self.source, self.output, s)
         setup = ThreadPoolExecutor(1, thread_name_prefix="hfrender-fx-setup")
         # (a video's alone: frames in and out need no ffmpeg, as a render's need none)
         video_out = Path(self.output).suffix.lower() in VIDEO_SUFFIXES
@@ -141,8 +138,10 @@ class FxJob:
                 early)
             early = None
             encoders.result()
-            self._check()
-            self._alpha()
+            self.s, self.depth, self.vectors = check_footage(self.source, self.output, s,
+                                                             self.footage)
+            self.alpha, self.alpha_note = alpha_of(self.source, self.output, self.s,
+                                                   self.footage, self.info)
             self.backend = backend.result().name
             self._plan()
             if self.chunk is not None:
@@ -160,75 +159,11 @@ class FxJob:
             setup.shutdown(wait=False, cancel_futures=True)  # an error is told at once
         return self
 
-    def _alpha(self) -> None:
-        """Footage with alpha: kept where the output holds it, else dropped (said once);
-        and what the output cannot hold of its sound (a GIF, an image sequence) and of its
-        tags and chapters (a ``.ts``), said too."""
-        if getattr(self, "info", None) is not None:  # a video file (a sequence has no sound)
-            left_out_notes(str(self.source), self.output, self.info)
-            picture_notes(str(self.source), self.output, self.info, self.s.stride,
-                          self.footage.pix_fmt == "yuv420p")
-        self.alpha, self.alpha_note = None, None
-        exr = self.footage.pix_fmt in FLOAT and self.output.lower().endswith(".exr")
-        if self.footage.pix_fmt in ALPHA and not exr:  # an EXR keeps it premultiplied
-            kept = written_format(self.footage.pix_fmt, self.output, self.s.codec,
-                                  self.s.pix_fmt)[1]
-            self.alpha = "keep" if kept else "drop"
-            if not kept:  # said by the fusion once a frame is seen to be see-through
-                fix = ("write .mov, .webm or a PNG sequence" if not keeps_alpha(
-                    self.output, self.s.codec) else f"--pix-fmt {self.s.pix_fmt} has none: "
-                    "leave it out, or give one with alpha,")
-                self.alpha_note = (f"{self.source} has alpha; {self.output} keeps none: it is "
-                                   f"composited over black in linear light ({fix} to keep it; "
-                                   "half alpha over black is not half the code value, as in an "
-                                   "editor that composites code values)")
-        if self.s.codec is None and self.s.pix_fmt is None:
-            deep_note(str(self.source), self.output, self.footage.pix_fmt, self.alpha == "keep")
-
-    def _check_files(self) -> None:
-        """The output must not replace an input of this run, and must be writable: both
-        said before anything is read."""
-        inputs = []
-        for what, path, kinds in (("input", self.source, FOLDER_KINDS),
-                                  ("depth input", self.s.depth, DEPTH_KINDS),
-                                  ("vectors input", self.s.vectors, VECTOR_KINDS)):
-            if path is not None:
-                files = sequence_files(path, kinds) if not Path(path).is_file() else [Path(path)]
-                inputs.append((what, files or []))
-        check_not_input(self.output, inputs)
-        outputs.check_writable(self.output)
-        check_work_names(self.output)  # (fx keeps no NAME.partial.EXT: its own names)
-
-    def _check(self) -> None:
-        """Everything that can be said wrong before a frame is read; the depth pass."""
-        footage, s = self.footage, self.s
-        check_window(s, footage.count)
-        # before the depth is read (was: after, and a fault of the depth told instead)
-        check_one_picture(self.output, self._total(), self.source, " ".join(
-            f"--{k} {v}" for k, v in (("motion-blur", s.window), ("stride", s.stride)) if v > 1))
-        if s.depth is not None:
-            self.depth = depth_pass_of(str(self.source), s, footage.size, footage.count)
-            self.s = focused(s, self.depth)  # a disparity map's focus, in its stand-in metres
-        if s.vectors is not None:  # (their channels, count and size said before any work)
-            self.vectors = VectorPass(s.vectors)
-            self.vectors.check(footage.size, footage.count)
-        check_output(self.output, footage.size, s.codec, for_footage=True, pix_fmt=s.pix_fmt,
-                     float_in=footage.pix_fmt in FLOAT,  # (ProRes 4444 for alpha: odd sizes)
-                     alpha=written_format(footage.pix_fmt, self.output, s.codec, s.pix_fmt)[1])
-        if footage.pix_fmt in FLOAT and not s.linear_light:
-            raise FootageError(f"--gamma-space: {self.source} is float linear light (EXR), "
-                               "with no code values to blend")
-
-    def _total(self) -> int:
-        """The output frames the footage makes (its windows, a stride apart)."""
-        count, s = self.footage.count, self.s
-        return count if s.stride == 1 else (count - s.window) // s.stride + 1
-
     def _plan(self) -> None:
         footage, s, stats = self.footage, self.s, self.stats
         stats.frames_in, stats.fps_in = footage.count, footage.fps
         stats.fps_out = footage.fps / s.stride
-        stats.total = self._total()
+        stats.total = output_count(footage.count, s)
         self.pad = stream_pad(s)
         self.shape = raw_frame_shape(footage.size, footage.pix_fmt)
         self.dtype = np.dtype(raw_dtype(footage.pix_fmt))  # uint16: the 16-bit working format
@@ -370,24 +305,6 @@ class FxJob:
     def _submit(engine: Engine, hyper: HyperFrame | None) -> None:
         if hyper is not None:
             engine.submit(hyper)
-
-
-def outputs_per_hyperframe(frame_bytes: int, s: FxSettings) -> int:
-    """Output frames per hyperframe: 8 for short windows; for long overlapping windows up
-    to 32, since each hyperframe starts its running sums afresh and copies ``window - 1``
-    halo frames; fewer when memory is short (the pool holds ``slot_count(workers)``
-    slots)."""
-    halo = s.window - 1
-    want = min(max(8, s.window), 32) if s.stride < s.window else 8
-    slots = slot_count(s.workers)
-    g = auto_granularity(frame_bytes, frames_per_output=s.stride, halo=halo, slots=slots,
-                         cap=halo + want * s.stride)
-    need, free = slots * g * frame_bytes, free_memory_bytes()
-    if need > free:
-        raise FootageError(f"--motion-blur {s.window} --stride {s.stride} holds {g} frames "
-                           f"per hyperframe, {bytes_said(need)} in all; "
-                           f"{bytes_said(free)} is free: use a shorter window or stride")
-    return (g - halo) // s.stride
 
 
 def run_fx(source: str, output: str, settings: FxSettings,
