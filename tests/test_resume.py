@@ -110,15 +110,22 @@ def test_a_second_ctrl_c_during_the_partial_join_says_what_is_kept(tmp_path, cap
     NAME.partial.mp4: it said the frames "are in" a partial file that was never made, or
     "nothing was written" while two segments were kept; the half-joined file and the join's
     list stayed behind. At frame 20 (no whole segment): nothing kept, and said so."""
+    from hfrender.hyperframe.pool import HyperFramePool
+
     path = tmp_path / "stop.py"
     stop = tmp_path / "stop.flag"
-    stop.touch()
     path.write_text(textwrap.dedent(SLOW).replace("time.sleep(SLEEP)", (
         f"if {at} / 30 < t < {at + 5} / 30 and os.path.exists({str(stop)!r}): "
         "raise KeyboardInterrupt")).replace(
         "import math, time", "import math, os"))  # Ctrl-C at frame 70, while the flag is
-    out = tmp_path / "stop.mp4"
+    out = tmp_path / "stop.mp4"  # (made with the frames' pool: the motion hint's probes at
+    made = HyperFramePool.__init__  # frames 24 and 72 before it went on)
 
+    def making(pool, *args, **kwargs):
+        stop.touch()
+        made(pool, *args, **kwargs)
+
+    monkeypatch.setattr(HyperFramePool, "__init__", making)
     run = subprocess.run
 
     def stopped_again(cmd, *args, **kwargs):

@@ -26,6 +26,7 @@ import numpy as np
 from hfrender.config import MAX_SAMPLES, ConfigError
 from hfrender.engine.draw import SubframeDrawer
 from hfrender.engine.penumbra import penumbra_px
+from hfrender.engine.strobe_scan import first_strobe, hint_frames
 from hfrender.errors import HFRenderError, spelling
 from hfrender.renderer.renderer import SceneRenderer
 from hfrender.sampler import SampleSchedule
@@ -44,7 +45,8 @@ JUMP = 2  # motion past this many picture sides while the shutter is open: a jum
 # sub-frames this far apart at a frame's fastest pixels show as copies: said (motion_hint)
 COPIES_PLAIN_PX = 8.0
 COPIES_RECON_PX = 4 * GAP_RECON_PX
-HINT_WIDTH = 640  # the widest probe the hint draws
+HINT_WIDTH = 640  # the widest probe the hint draws (at the first frame)
+CLIP_WIDTH = 160  # and at the frames spread over the rest (strobe_scan: ~4 ms a frame)
 
 
 def needed(displacement_px: float, coc_px: float, reconstruct: bool,
@@ -154,14 +156,15 @@ class SampleProbe:
 
 
 def adaptive_probe(ctx: Any, scene: Any, config: Any, schedule: SampleSchedule, dof: str,
-                   reconstruct: bool, first: int = 0) -> SampleProbe | None:
+                   reconstruct: bool, first: int = 0, count: int = 1) -> SampleProbe | None:
     """The probe of a ``--samples auto`` render (None for a fixed count, after a hint
-    where lens depth of field at frame ``first`` wants many more: :func:`lens_hint`)."""
+    where lens depth of field at frame ``first`` wants many more: :func:`lens_hint`, or
+    motion in its frames ``first .. first + count - 1``: :func:`motion_hint`)."""
     if config.samples != "auto":
         if dof == "lens" and not isinstance(scene, ShaderScene):
             lens_hint(ctx, scene, config, schedule, first)
         if not isinstance(scene, ShaderScene) and config.max_samples > 1:
-            motion_hint(ctx, scene, config, schedule, dof, reconstruct, first)
+            motion_hint(ctx, scene, config, schedule, reconstruct, first, count)
         return None
     if isinstance(scene, ShaderScene):
         said = spelling()
@@ -212,38 +215,96 @@ def lens_hint(ctx: Any, scene: Any, config: Any, schedule: SampleSchedule, k: in
                     coc / math.sqrt(count), fix)
 
 
-def motion_hint(ctx: Any, scene: Any, config: Any, schedule: SampleSchedule, dof: str,
-                reconstruct: bool, k: int) -> None:
-    """A warning where frame ``k``'s fastest pixels move so far while the shutter is open
-    that the render's fixed sub-frames show as separate copies (:data:`COPIES_PLAIN_PX`
-    apart, or :data:`COPIES_RECON_PX` with reconstruction: a propeller's blades as 8 copies
-    19 px apart went unsaid, where lens depth of field's copies were said, a trial), and
-    what would blur it. Probed at most :data:`HINT_WIDTH` wide (0.42 s at 1080p else), at
-    its first, middle and last sub-frames' times (the render's own: not the shutter's
-    ends, which a scene may not take); a hint, so a scene that fails there is left to the
-    render to say."""
+def motion_hint(ctx: Any, scene: Any, config: Any, schedule: SampleSchedule,
+                reconstruct: bool, k: int, count: int = 1) -> None:
+    """A warning, once, where the frames ``k .. k + count - 1``'s fastest pixels first move
+    so far while the shutter is open that the render's fixed sub-frames show as separate
+    copies (:data:`COPIES_PLAIN_PX` apart, or :data:`COPIES_RECON_PX` with reconstruction:
+    a propeller's blades as 8 copies 19 px apart went unsaid, where lens depth of field's
+    copies were said, a trial), and what would blur it. Frame ``k`` is probed at most
+    :data:`HINT_WIDTH` wide (0.42 s at 1080p else), at its first, middle and last
+    sub-frames' times (the render's own: not the shutter's ends, which a scene may not
+    take); the frames :func:`~hfrender.engine.strobe_scan.hint_frames` spreads over the
+    rest at most :data:`CLIP_WIDTH` wide, at the middle of their shutters (was: frame
+    ``k`` alone, so a title at rest, then fast, strobed unsaid), and the first that shows
+    copies between the last that did not and it
+    (:func:`~hfrender.engine.strobe_scan.first_strobe`). A hint, so a scene that fails
+    there is left to the render to say."""
     if getattr(scene, "_impure", False):  # update(t) said not a pure function of t: its
         log.debug("no motion hint: update(t) is not a pure function of t")  # state jumps
         return  # between any two times, a "jump" the warning already tells the cause of
     w, h = config.size
-    f = max(1, math.ceil(w / HINT_WIDTH))
-    span = schedule.shutter_spans(np.array([k]))[0]
-    open_, close, count = float(span[0]), float(span[1]), config.max_samples
-    step = (close - open_) / count
-    probe = None
+    samples = config.max_samples
+    limit = COPIES_RECON_PX if reconstruct else COPIES_PLAIN_PX
+
+    def strobes(moved: float) -> bool:
+        return moved > JUMP * max(w, h) or moved / samples > limit
+
+    near = _HintProbe(ctx, scene, config, schedule, reconstruct, HINT_WIDTH)
     try:
-        probe = SampleProbe(ctx, scene, config, schedule, dof, reconstruct,
-                            (max(1, w // f), max(1, h // f)))
-        times = (open_ + step / 2, 0.5 * (open_ + close), close - step / 2) if step else ()
-        seen = [probe._one(k, t) for t in times]
-        speed, sun = (max((one[i] for one in seen), default=0.0) for i in (0, 2))
+        moved, sun = near.moved(k)
     except HFRenderError as exc:  # (said by the render where it draws that time)
         log.debug("no motion hint: %s", exc)
         return
     finally:
-        if probe is not None:
-            probe.release()
-    moved = speed * f * (close - open_)
+        near.release()
+    frames = hint_frames(k, count)
+    found = (k, moved) if strobes(moved) else None
+    if found is None and len(frames) > 1:
+        far = _HintProbe(ctx, scene, config, schedule, reconstruct, CLIP_WIDTH)
+        try:
+            found = first_strobe(lambda j, whole: far.moved(j, whole)[0], frames, strobes)
+        finally:
+            far.release()
+            if near.left is not None:  # the scene as frame k's probes left it (was: at the
+                # last frame probed: a store kept that camera's f-stop, None, as the first's)
+                t = near.left[1]
+                call_scene(scene, "update(t)", scene.update, t, t=t, frame=k)
+    if found is not None:
+        _say_motion(*found, config, reconstruct)
+    _sun_hint(k, sun, samples, config, scene.light_angle)
+
+
+class _HintProbe:
+    """:func:`motion_hint`'s probe, at most ``widest`` wide: ``moved(k)`` (its GL objects
+    made there, so that a scene failing as they are is caught where its frames are)."""
+
+    def __init__(self, ctx: Any, scene: Any, config: Any, schedule: SampleSchedule,
+                 reconstruct: bool, widest: int) -> None:
+        w, h = config.size
+        self.f = max(1, math.ceil(w / widest))  # (its speeds scaled back by it)
+        self.schedule, self.samples = schedule, config.max_samples
+        self._make = lambda: SampleProbe(ctx, scene, config, schedule, "off", reconstruct,
+                                         (max(1, w // self.f), max(1, h // self.f)))
+        self.probe: SampleProbe | None = None  # (its lens: not measured here)
+        self.left: tuple[int, float] | None = None
+
+    def moved(self, k: int, whole: bool = True) -> tuple[float, float]:
+        """(the pixels frame ``k`` moves while its shutter is open, its sun's widest
+        penumbra) at the render's size, probed at its first, middle and last sub-frames'
+        times (``whole``: its middle alone else, a third of the time)."""
+        span = self.schedule.shutter_spans(np.array([k]))[0]
+        open_, close = float(span[0]), float(span[1])
+        step = (close - open_) / self.samples
+        middle = 0.5 * (open_ + close)
+        times = ((open_ + step / 2, middle, close - step / 2) if whole else (middle,)) \
+            if step else ()
+        self.probe = self.probe or self._make()
+        seen = [self.probe._one(k, t) for t in times]
+        self.left = (k, times[-1]) if times else self.left  # (the scene left there)
+        speed, sun = (max((one[i] for one in seen), default=0.0) for i in (0, 2))
+        return speed * self.f * (close - open_), sun * self.f
+
+    def release(self) -> None:
+        if self.probe is not None:
+            self.probe.release()
+
+
+def _say_motion(k: int, moved: float, config: Any, reconstruct: bool) -> None:
+    """The motion hint's words for frame ``k``, whose fastest pixels move ``moved`` px
+    while its shutter is open."""
+    w, h = config.size
+    count = config.max_samples
     if moved > JUMP * max(w, h):  # no motion a shutter blurs: a jump, which no count or
         # reconstruction smooths (was: "166667 px ... --reconstruct on blurs it", a trial)
         log.warning("frame %d: something jumps while the shutter is open (%.0f times the "
@@ -251,11 +312,10 @@ def motion_hint(ctx: Any, scene: Any, config: Any, schedule: SampleSchedule, dof
                     "it; a cut falls between two frames' shutters at a frame's time k / fps "
                     "with %s, at (k + 1/2) / fps with the centred shutter (of at most 360 "
                     "degrees)", k, moved / w, spelling().said("shutter_position", "start"))
-    elif moved / count > (COPIES_RECON_PX if reconstruct else COPIES_PLAIN_PX):
+    else:
         log.warning("frame %d moves up to %.0f px while the shutter is open: its %d "
                     "sub-frames show as copies about %.0f px apart; %s", k, moved, count,
                     moved / count, _motion_fix(config, reconstruct, moved))
-    _sun_hint(k, sun * f, count, config, scene.light_angle)
 
 
 def _sun_hint(k: int, wide: float, count: int, config: Any, angle: float) -> None:

@@ -177,7 +177,7 @@ class RenderPreparation:
                                                                  self.backend.name)
         decided = replace(config, hdr="on" if stats.hdr else "off")  # what auto came to
         self.probe = adaptive_probe(self.glctx.ctx, self.scene, decided, schedule, self.dof,
-                                    velocity, self.first_frame)
+                                    velocity, self.first_frame, self.count)
         self.plan = plan = PlanStream(schedule, self.first_frame, self.count, counts=self.probe)
         passes = self.passes = FramePasses.of(config, plan) if self.own_writer else None
         if schedule.effective_shutter_deg != config.shutter or \
