@@ -90,6 +90,22 @@ class Glowing(hf.Scene):
 GLOW = "vec3 shade(vec3 normal, vec3 world, vec3 color) {{ return {}; }}\n"
 
 
+def _stop_halfway(patched):
+    """GLOWING's Ctrl-C at t = 0.15..0.25 armed (HF_TEST_STOP) once the frames' pool is
+    made: the motion hint looks at frame 6, t = 0.2, before (``patched``: a monkeypatch,
+    whose undo disarms it)."""
+    from hfrender.hyperframe.pool import HyperFramePool
+
+    made = HyperFramePool.__init__
+
+    def making(pool, *args, **kwargs):
+        os.environ["HF_TEST_STOP"] = "1"
+        made(pool, *args, **kwargs)
+
+    patched.setattr(HyperFramePool, "__init__", making)
+    patched.setenv("HF_TEST_STOP", "")  # (undone: unset again)
+
+
 def _stopped_halfway(tmp_path, monkeypatch):
     """(output, command) of GLOWING rendered to a PNG sequence and stopped (as by Ctrl-C)
     halfway: its finished frames kept for --resume."""
@@ -97,9 +113,9 @@ def _stopped_halfway(tmp_path, monkeypatch):
     (tmp_path / "glow.glsl").write_text(GLOW.format("color"))
     out = tmp_path / "seq" / "f_%04d.png"
     args = ["render", str(tmp_path / "glowing.py"), "-o", str(out), *SMALL]
-    monkeypatch.setenv("HF_TEST_STOP", "1")
-    assert main(args) == 130
-    monkeypatch.delenv("HF_TEST_STOP")
+    with monkeypatch.context() as patched:
+        _stop_halfway(patched)
+        assert main(args) == 130
     return out, args
 
 
@@ -221,7 +237,7 @@ def test_a_partial_output_whose_record_cannot_be_written_is_not_left(tmp_path, c
     (tmp_path / "glowing.py").write_text(GLOWING)
     (tmp_path / "glow.glsl").write_text(GLOW.format("color"))
     monkeypatch.setattr(outputs, "mark_partial", full)
-    monkeypatch.setenv("HF_TEST_STOP", "1")
+    _stop_halfway(monkeypatch)
     out = tmp_path / "g.gif"
     with caplog.at_level("WARNING"):
         assert main(["render", str(tmp_path / "glowing.py"), "-o", str(out), *SMALL]) == 130
