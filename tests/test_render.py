@@ -219,18 +219,29 @@ def test_a_shadertoy_shader_hfrender_cannot_take_says_why(tmp_path, source, hint
         render_frames(bad, size=(32, 18))
 
 
-def test_ctrl_c_finalises_a_playable_file(tmp_path):
+def test_ctrl_c_finalises_a_playable_file(tmp_path, monkeypatch):
     import imageio_ffmpeg
 
-    path = write_scene(tmp_path, """
+    from hfrender.hyperframe.pool import HyperFramePool
+
+    # the Ctrl-C armed with the frames' pool (the motion hint looks at later frames first)
+    stop = tmp_path / "stop.flag"
+    path = write_scene(tmp_path, f"""
+    import os
     class Stop(hf.Scene):
         duration = 2.0
         def setup(self):
             self.add(hf.Cube())
         def update(self, t):
-            if 1.0 < t < 1.9:  # (not the animation's end, which is looked at first)
+            if 1.0 < t < 1.9 and os.path.exists({str(stop)!r}):
                 raise KeyboardInterrupt
     """)
+    made = HyperFramePool.__init__
+
+    def making(pool, *args, **kwargs):
+        stop.touch()
+        made(pool, *args, **kwargs)
+    monkeypatch.setattr(HyperFramePool, "__init__", making)
     out = tmp_path / "part.mp4"
     with pytest.raises(KeyboardInterrupt):  # default granularity: 64 sub-frames a hyperframe
         render(str(path), RenderConfig(output=str(out), size=(64, 36), samples=2))
