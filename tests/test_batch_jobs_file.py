@@ -57,6 +57,19 @@ pytestmark = pytest.mark.usefixtures("gl_context")
      r"\[defaults\]: unknown field 'shutter-speed' for a render or fx job; did you mean "
      r"'shutter'\? \(shutter is an angle in degrees: a shutter speed of 1/S s at F fps is "
      r"360 F / S \(1/48 s at 24 fps: 180\)\)$"),
+    # a job's own key misspelt: named, with the one meant (were: "give either scene (a
+    # render) or input", "name is missing", and a known list without output, a trial)
+    (lambda t: t.replace('output = "out/bar.mp4"', 'ouput = "out/bar.mp4"'),
+     r"jobs\.toml: job 'bar': unknown field 'ouput'; did you mean 'output'\?$"),
+    (lambda t: t.replace('scene = "bar.frag"', 'scnee = "bar.frag"', 1),
+     r"jobs\.toml: job 'bar': unknown field 'scnee'; did you mean 'scene'\?$"),
+    (lambda t: t.replace('input = "clip.mp4"', 'inptu = "clip.mp4"'),
+     r"jobs\.toml: job 'smooth': unknown field 'inptu'; did you mean 'input'\?$"),
+    (lambda t: t.replace('name = "frames"', 'nmae = "frames"'),
+     r"jobs\.toml: \[\[job\]\] number 3: unknown field 'nmae'; did you mean 'name'\?$"),
+    (lambda t: t.replace("duration = 0.5", "duration = 0.5\nzzz = 1"),
+     r"job 'bar': unknown field 'zzz' for a render job; known: .*, name, output, .*, scene, "
+     r"scene_class, "),
     (lambda t: t.replace('name = "frames"', 'name = "bar"'),
      r"two jobs are named 'bar'; give each its own name"),
     (lambda t: t.replace('name = "frames"', 'name = 5'),  # was: "name is missing"
@@ -197,6 +210,14 @@ def test_a_class_defined_or_assigned_in_the_scene_file_passes_the_check(folder, 
     """At its top level, inside a try or an if, or an alias by (annotated) assignment."""
     job = load_jobs(_scene_job(folder, SCENES, name), {})[0]
     assert (job.scene_class, job.source.name) == (name, "scenes.py")
+
+
+def test_scene_class_may_be_spelt_with_a_dash_as_every_other_key(folder):
+    """scene-class = "Spin" was passed over without a word (a job's keys take dashes or
+    underscores): the file's first scene was asked for, or several refused (a trial)."""
+    path = _scene_job(folder, SCENES, "Spin")
+    path.write_text(path.read_text().replace("scene_class", "scene-class"))
+    assert load_jobs(path, {})[0].scene_class == "Spin"
 
 
 def test_a_scene_file_of_several_scenes_without_scene_class_is_said_first(folder, capsys):

@@ -50,6 +50,7 @@ from hfrender.engine.batch_values import (
     file_fps,
     fx_tables,
     job_said,
+    own_key_misspelt,
     said_once,
     taken_by_some,
     typed,
@@ -187,6 +188,7 @@ def _job(path: Path, index: int, entry: Any, defaults: tuple[dict, dict], overri
     name = entry.get("name")
     where = f"{path}: job {name!r}" if isinstance(name, str) else \
         f"{path}: [[job]] number {index + 1}"
+    own_key_misspelt(where, entry, {*RENDER_OPTIONS, *FX_OPTIONS})
     if not isinstance(name, str) or not name.strip() or not name.isprintable():  # (5 was
         raise InputError(f"{where}: name is missing (a string)" if name is None else  # missing,
                          f"{where}: name = {toml_said(name)} must be a string of some characters, "
@@ -208,7 +210,8 @@ def _job(path: Path, index: int, entry: Any, defaults: tuple[dict, dict], overri
             continue
         files[key] = job_file(path, job_path(where, key, entry.get(key)))
     source = files["scene" if kind == "render" else "input"]
-    scene_class = entry.get("scene_class")
+    scene_class = entry.get("scene_class", entry.get("scene-class"))  # (as every key: was
+    #                                                    scene-class passed over, a trial)
     if scene_class is not None and not isinstance(scene_class, str):
         raise InputError(f"{where}: scene_class = {toml_said(scene_class)} must be a string")
     if kind == "render":

@@ -323,8 +323,13 @@ def unknown_field(where: str, raw: str, kind: str, known: dict) -> str:
     why = NOT_IN_A_BATCH.get(raw.replace("-", "_"))
     if why is not None:
         return f"{where}: {raw!r} is not a job's field: {why}"
-    names = sorted(k.replace("_", "-") for k in known)
+    names = sorted([k.replace("_", "-") for k in known] + list(OWN_KEYS.get(kind, ())))
     return unknown_key(where, raw, names, f" for {_a(kind)} job")  # (hfrender.toml's too)
+
+
+# a job's own keys, by kind: among the known ones told (was: a list without output)
+OWN_KEYS = {"render": ("name", "scene", "scene_class", "output"), "fx": ("name", "input", "output")}
+
 
 
 def _a(kind: str) -> str:

@@ -13,8 +13,8 @@ from typing import Any
 
 from hfrender.config import ConfigError, parse_fps
 from hfrender.disparity import DISPARITY_ONLY, NOT_WITH_DISPARITY
-from hfrender.engine.batch_paths import option_name, spelt
-from hfrender.errors import InputError, as_given, as_typed, toml_said
+from hfrender.engine.batch_paths import OWN_KEYS, option_name, spelt
+from hfrender.errors import InputError, as_given, as_typed, nearest, toml_said
 
 VECTORS_ONLY = ("shutter", "max_length")  # an fx job's keys for motion vectors alone
 
@@ -226,3 +226,16 @@ def said_once(errors: list[InputError]) -> list[InputError]:
         out[at] = excs[0] if len(excs) == 1 else kind(f"{where}, for jobs {_joined(jobs)}: "
                                                       f"{said}")
     return [e for e in out if e is not None]
+
+
+def own_key_misspelt(where: str, entry: dict, options: set[str]) -> None:
+    """A job's own key misspelt (``scnee``, ``ouput``; not one of ``options``): named with
+    the key meant, before that key's absence is told (was: "give either scene (a render)
+    or input (an fx job)", "name is missing")."""
+    own = sorted({k for keys in OWN_KEYS.values() for k in keys})
+    for raw in entry:
+        if option_name(raw) in own or option_name(raw) in options:
+            continue
+        near = nearest(option_name(raw), own)
+        if near:
+            raise InputError(f"{where}: unknown field {raw!r}; did you mean {near[0]!r}?")
