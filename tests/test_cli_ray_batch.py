@@ -118,3 +118,28 @@ def test_a_job_that_cannot_start_on_ray_takes_back_its_folders(tmp_path, monkeyp
                                     lambda i, result: failed.append(result), 0, held) is None
     assert [r.error for r in failed] == ["scene error in setup(): RuntimeError: no"] * 2
     assert sorted(p.name for p in tmp_path.iterdir()) == ["kept"]  # (its own folder stays)
+
+
+def test_a_job_run_here_in_a_ray_batch_begins_its_warnings_with_its_name(tmp_path,
+                                                                         monkeypatch, caplog):
+    """A job Ray does not take (a GIF) runs in the driver: its warnings were said without
+    its name ("hfrender: warning: frame 0 blurs up to 29 px ...", a batch user's trial),
+    where the batch here and Ray's own jobs name it."""
+    import logging
+
+    import hfrender.engine.batch_ray as batch_ray
+    from hfrender.engine.batch import BatchJob
+    from hfrender.engine.batch_state import JobResult
+
+    def run_job(job, state):
+        logging.getLogger("hfrender.engine.render").warning("frame 0 blurs up to %d px", 29)
+        return JobResult(job.name, "done", 3)
+
+    monkeypatch.setattr(batch_ray, "run_job", run_job)
+    jobs = [BatchJob("spin", "render", tmp_path / "s.py", tmp_path / "o.gif", {})]
+    with caplog.at_level("WARNING"):
+        results = batch_ray.run_batch_on_ray(jobs, None, None)
+    assert [(r.name, r.status) for r in results] == [("spin", "done")]
+    assert [r.getMessage() for r in caplog.records] == ["job 'spin': frame 0 blurs up to 29 px"]
+    logging.getLogger("hfrender").warning("after it")  # the filter taken off after
+    assert caplog.records[-1].getMessage() == "after it"

@@ -159,8 +159,10 @@ def run_batch_on_ray(jobs: list[BatchJob], state: BatchState, address: str | Non
         except KeyboardInterrupt:
             _stopped(jobs, running, done)
             raise
-    for i in local:
-        done(i, run_job(jobs[i], state))
+    for i in local:  # its warnings named, as the batch here names them (were not, a trial)
+        with filtered(lambda i=i: JobNamed(jobs[i].name)):
+            result = run_job(jobs[i], state)
+        done(i, result)
     return results
 
 
