@@ -295,12 +295,17 @@ def test_fx_depth_path_named_as_given(tmp_path, capsys, monkeypatch, flags, said
     # a folder for the jobs file (was "jobs file not found" of a folder that is there)
     (["batch", "shots"], "jobs file shots is a folder; name the jobs file in it (in it: "
      "a.toml, b.toml)"),
+    # a scene given for the jobs file (was "not a TOML file: Expected '=' after a key ...")
+    (["batch", "shots/spin.py"], "jobs file shots/spin.py is a scene, not a jobs file: "
+     "render it alone with hfrender render shots/spin.py -o OUT.mp4, or name it in a jobs "
+     "file's [[job]] (scene = \"shots/spin.py\")"),
 ])
 def test_an_empty_path_or_a_folder_is_named(tmp_path, capsys, monkeypatch, argv, said):
     monkeypatch.chdir(tmp_path)
     (tmp_path / "shots").mkdir()
     for name in ("b.toml", "a.toml", "notes.txt"):
         (tmp_path / "shots" / name).write_text("")
+    (tmp_path / "shots" / "spin.py").write_text("import hfrender as hf\n")
     (tmp_path / "keep").write_text("")  # the folder is not empty: "." would be refused so
     assert refused(capsys, *argv) == said
     assert sorted(p.name for p in tmp_path.iterdir()) == ["keep", "shots"]

@@ -10,9 +10,10 @@ from typing import Any
 
 from hfrender.engine.batch_paths import READS, declared, option_name, resolved_path
 from hfrender.engine.batch_values import fx_defaults
-from hfrender.errors import HFRenderError, InputError, InputErrors, first_line, pastable
+from hfrender.errors import HFRenderError, InputError, InputErrors, first_line, pastable, toml_said
 from hfrender.io.exr_footage import is_one_image
 from hfrender.io.sequence_names import is_sequence
+from hfrender.scene.sources import SHADER_SUFFIXES
 
 
 def depth_made(options: dict, made: dict) -> bool:
@@ -103,6 +104,11 @@ def check_jobs_file(path: str | Path) -> None:
                          f"{listed}")
     if not p.is_file():
         raise InputError(f"jobs file not found: {p}")
+    if p.suffix.lower() in (".py", *SHADER_SUFFIXES):  # (was: "not a TOML file: Expected
+        raise InputError(  # '=' after a key ...", a batch user's trial)
+            f"jobs file {pastable(p)} is a scene, not a jobs file: render it alone with "
+            f"hfrender render {pastable(p)} -o OUT.mp4, or name it in a jobs file's [[job]] "
+            f"(scene = {toml_said(str(p))})")
 
 
 def fx_input(where: str, entry: dict, source: Path, options: dict,
