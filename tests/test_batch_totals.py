@@ -48,3 +48,25 @@ def test_the_end_of_a_batch_with_a_failed_job_says_how_to_run_it_again(tmp_path,
     # was: nothing said how; the same command skips the finished jobs and runs these
     assert end[-1] == ("to go on: mend 'bar' and run the same command again: it runs 'bar' "
                        "and 'smooth' again; the 1 job finished is skipped, up to date"), end
+
+
+def test_a_job_whose_output_another_hfrender_writes_is_not_told_to_be_mended():
+    """A job refused because another hfrender wrote its output was told "to go on: mend
+    'y' and run the same command again", as if its settings were wrong (a batch user's
+    trial: two jobs files writing one output)."""
+    from hfrender.engine.batch_progress import go_on
+    from hfrender.engine.batch_state import JobResult
+
+    busy = JobResult("y", "failed", error="output cc/x.mp4: another hfrender (pid 3235) is "
+                     "writing it; wait for it to finish, or write elsewhere")
+    broken = JobResult("a", "failed", error="scene error in setup(): KeyError: 'x'")
+    done = JobResult("b", "done", frames=8)
+    assert go_on([busy, done]) == (
+        "to go on: once the other hfrender writing the output of 'y' has ended, run the "
+        "same command again: it runs 'y' again; the 1 job finished is skipped, up to date")
+    assert go_on([broken, busy, JobResult("c", "not run")]) == (
+        "to go on: mend 'a' and, once the other hfrender writing the output of 'y' has "
+        "ended, run the same command again: it runs 'a', 'y' and 'c' again")
+    assert go_on([broken, done]) == (
+        "to go on: mend 'a' and run the same command again: it runs 'a' again; the 1 job "
+        "finished is skipped, up to date")

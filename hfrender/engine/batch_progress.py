@@ -90,7 +90,8 @@ class BatchTally:
 def go_on(results: list) -> str | None:
     """Under a batch's table where a job failed: how to go on (was unsaid, a trial), ``to go
     on: mend 'a' and run the same command again: it runs 'a' and 'b' again; the 2 jobs finished
-    are skipped, up to date`` (``b``: not run, its input ``a``'s output); None: none failed."""
+    are skipped, up to date`` (``b``: not run, its input ``a``'s output; a job refused as
+    another hfrender wrote its output: to run once that has ended); None: none failed."""
     def names(these: list) -> str:
         quoted = [repr(r.name) for r in these]
         return " and ".join(filter(None, (", ".join(quoted[:-1]), quoted[-1])))
@@ -101,5 +102,11 @@ def go_on(results: list) -> str | None:
     ended = len(results) - len(again)
     skipped = (f"; the {ended} job{'' if ended == 1 else 's'} finished "
                f"{'is' if ended == 1 else 'are'} skipped, up to date") if ended else ""
-    return (f"to go on: mend {names([r for r in again if r.status == 'failed'])} and run the "
-            f"same command again: it runs {names(again)} again{skipped}")
+    failed = [(r, "another hfrender" in (r.error or "")) for r in again if r.status == "failed"]
+    busy = [r for r, held in failed if held]  # its output another hfrender's: not to mend
+    mend = [r for r, held in failed if not held]  # (was told "mend 'y'", a trial)
+    wait = f"once the other hfrender writing the output of {names(busy)} has ended, " \
+        if busy else ""
+    first = f"mend {names(mend)} and, {wait}" if mend and busy else \
+        f"mend {names(mend)} and " if mend else wait
+    return f"to go on: {first}run the same command again: it runs {names(again)} again{skipped}"
