@@ -4,7 +4,7 @@ and fx's given to every job (each value as typed too: :class:`Typed`)."""
 from __future__ import annotations
 
 from hfrender.config import ConfigError, parse_fps
-from hfrender.engine.batch_paths import NOT_IN_A_BATCH
+from hfrender.engine.batch_fields import NOT_IN_A_BATCH
 from hfrender.engine.batch_values import Typed
 from hfrender.errors import as_given, as_typed, nearest
 

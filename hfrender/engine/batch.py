@@ -26,6 +26,7 @@ from typing import Any
 
 import hfrender
 from hfrender.config import ConfigError, RenderConfig, parse_range, parse_size
+from hfrender.engine.batch_fields import unknown_field
 from hfrender.engine.batch_inputs import beside, depth_made, fx_input, input_maker, made_later
 from hfrender.engine.batch_paths import (
     READS,
@@ -41,7 +42,6 @@ from hfrender.engine.batch_paths import (
     project_defaults,
     table_wheres,
     taken_from,
-    unknown_field,
 )
 from hfrender.engine.batch_run import failed, hold, output_folders, remake, run_one
 from hfrender.engine.batch_state import BatchState, JobResult

@@ -13,7 +13,8 @@ from typing import Any
 
 from hfrender.config import ConfigError, parse_fps
 from hfrender.disparity import DISPARITY_ONLY, NOT_WITH_DISPARITY
-from hfrender.engine.batch_paths import OWN_KEYS, option_name, spelt
+from hfrender.engine.batch_fields import OWN_KEYS
+from hfrender.engine.batch_paths import option_name, spelt
 from hfrender.errors import InputError, as_given, as_typed, nearest, toml_said
 
 VECTORS_ONLY = ("shutter", "max_length")  # an fx job's keys for motion vectors alone
