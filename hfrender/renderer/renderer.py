@@ -212,9 +212,18 @@ class SceneRenderer:
                 abs(float(cam.projection(w / h)[1, 1])) * h / 2)
 
     def _geometry(self, obj: Any, model: np.ndarray, lens: tuple) -> str:
-        """The geometry drawn for ``obj`` at ``model`` (:func:`levels`: a sphere's or a
-        round shape's level; ``lens``: :meth:`_pixels_a_metre`)."""
-        return levels([obj.geometry], model[None], lens, self.scene.camera.orthographic)[0]
+        """The geometry drawn for ``obj`` at ``model`` (:meth:`geometries` of one)."""
+        return self.geometries([obj], [model], lens)[0]
+
+    def geometries(self, objs: list, models: list, lens: tuple) -> list[str]:
+        """The geometry drawn for each of the built-in objects ``objs`` at its world matrix
+        of ``models`` (:func:`levels`, all in one pass: a sphere's or a round shape's
+        level; ``lens``: :meth:`_pixels_a_metre`). (One object a call was 46 us: 3,000
+        fading particles 125 ms a sub-frame.)"""
+        if not objs:
+            return []
+        return levels([o.geometry for o in objs], np.asarray(models, np.float64), lens,
+                      self.scene.camera.orthographic)
 
     def draw_objects(self, shared: dict, lens: tuple, pick: Any = None,
                      rates: np.ndarray = _NO_RATES) -> list[tuple[int, Any]]:

@@ -95,13 +95,18 @@ def runs(renderer: Any, order: list, shared: dict, lens: tuple) -> list[tuple[tu
     found: list[tuple[tuple, list]] = []
     boxes = np.empty((len(order), 4))  # the closed shapes' of the last run: [first:n]
     first = n = 0
-    for i, obj in order:
+    placed = [(i, obj, obj.world_matrix()) for i, obj in order]
+    built = [k for k, (_, obj, _) in enumerate(placed)
+             if not (is_model(obj.geometry) or is_text(obj.geometry))]
+    drawn = renderer.geometries([placed[k][1] for k in built], [placed[k][2] for k in built],
+                                lens)  # (all in one pass)
+    kinds = dict(zip(built, drawn, strict=True))
+    for k, (i, obj, model) in enumerate(placed):
         prog = renderer.program_for(obj)
-        model = obj.world_matrix()
-        if is_model(obj.geometry) or is_text(obj.geometry):
+        if k not in kinds:  # a loaded model, a text
             found.append(((prog, None, None), [(i, obj, model)]))
             continue
-        geometry = renderer._geometry(obj, model, lens)
+        geometry = kinds[k]
         front = outside(obj.geometry, model)
         key = (prog, front, geometry)
         if front is not None:
