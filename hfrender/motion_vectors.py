@@ -124,18 +124,19 @@ def _velocity(velocity: Any, size: tuple[int, int, int], most: float | None = No
     if arr is not None and arr.shape == want[1:] and n == 1:
         arr = arr[None]
     if arr is None or arr.shape != want:
+        one = f" (or {want[1:]} for one frame)" if n == 1 else ""  # (n frames: theirs alone)
         if arr is None:
             raise InputTypeError(not_numbers(
                 velocity, "velocity", "pixels a frame, x to the right and y down",
-                f"an array of shape {want} (or {want[1:]} for one frame)"))
+                f"an array of shape {want}{one}"))
         if arr.shape == want[1:]:  # (was: "expected (2, H, W, 2) (or (H, W, 2) for one
             raise InputError(      # frame)", the shape given offered as the fix)
                 f"velocity has shape {arr.shape}, one frame's; the {n} frames need one each: "
                 f"{want}, pixels a frame, x to the right and y down")
         hint = validate.channels_last_hint(arr.shape, [want, want[1:]] if n == 1 else [want],
                                            "velocity")
-        raise InputError(f"velocity has shape {arr.shape}; expected {want} (or {want[1:]} for "
-                         f"one frame): pixels a frame, x to the right and y down{hint}")
+        raise InputError(f"velocity has shape {arr.shape}; expected {want}{one}: pixels a "
+                         f"frame, x to the right and y down{hint}")
     if not np.isfinite(arr).all():
         f, y, x, c = (int(i) for i in np.argwhere(~np.isfinite(arr))[0])
         raise _refused(partial(_not_finite, "xy"[c], float(arr[f, y, x, c])), f, y, x, single)

@@ -60,7 +60,8 @@ def pixel_dtype(value: object, allowed: tuple[np.dtype, ...], name: str = "dtype
     hfrender's own: a pool's arena) it is that dtype, else a line saying so (was: "must be
     uint8, uint16 ...", as if '>u2' were not 16 bits). A torch dtype is the NumPy dtype of
     its name (was: ``torch.uint16`` "must be uint8 or uint16": NumPy reads no torch dtype)."""
-    torch = str(value) if type(value).__module__ == "torch" else None  # ('torch.float32')
+    kind = type(value)  # a torch dtype ('torch.float32'), not any torch object (a tensor)
+    torch = str(value) if (kind.__module__, kind.__name__) == ("torch", "dtype") else None
     if torch is not None and torch.startswith("torch."):
         value = torch[len("torch."):]  # (torch.float32: 'float32'; torch.bfloat16: no dtype)
     try:

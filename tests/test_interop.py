@@ -313,3 +313,6 @@ def test_a_torch_dtype_names_the_numpy_dtype_it_is():
     with pytest.raises(TypeError, match=r"^dtype=torch\.bfloat16 must be uint8, uint16 or "
                                         r"float32 \(what the fusion takes\)$"):
         hf.HyperFramePool((4, 4, 3), torch.bfloat16)
+    with pytest.raises(TypeError) as info:  # a tensor for the dtype: its short line (was
+        hf.from_linear(lin, torch.zeros(200, 3))  # the tensor printed, 200 lines)
+    assert "\n" not in str(info.value) and str(info.value).endswith(" must be uint8 or uint16")

@@ -41,6 +41,16 @@ def test_another_librarys_traceback_is_one_line():
         f"hfrender: warning: trimesh: {FALLING_BACK} (RuntimeError)")
 
 
+def test_the_standard_librarys_traceback_is_one_line():
+    """A thread pool's warning (concurrent.futures, in the standard library's folder, not a
+    site-packages one) is a library's too."""
+    import sysconfig
+
+    where = sysconfig.get_paths()["stdlib"] + "/concurrent/futures/thread.py"
+    assert formatted("concurrent.futures", where=where, exc=RuntimeError("gone")) == (
+        f"hfrender: warning: concurrent: {FALLING_BACK} (RuntimeError: gone)")
+
+
 def test_a_users_own_warning_keeps_its_traceback():
     """A scene's or script's own logger (root, __main__, the scene's module) is not a
     library's: its traceback is the user's to read."""

@@ -291,8 +291,13 @@ def test_channels_first_velocity_is_told_the_moveaxis_that_fixes_it() -> None:
         hf.vector_blur(np.stack([f, f]), np.moveaxis(two, -1, 1), np.stack([d, d]),
                        backend="cpu")
     assert str(err.value) == (f"velocity has shape (2, 2, {H}, {W}); expected (2, {H}, {W}, 2)"
-                              f" (or ({H}, {W}, 2) for one frame): {expected}; channels "
-                              "first: np.moveaxis(velocity, -3, -1) puts them last")
+                              f": {expected}; channels first: np.moveaxis(velocity, -3, -1) "
+                              "puts them last")  # (two frames: not one frame's offered)
+    with pytest.raises(InputError) as err:  # (offered the one frame's shape it refuses)
+        hf.vector_blur(np.stack([f, f]), np.zeros((3, H, W, 2)), np.stack([d, d]),
+                       backend="cpu")
+    assert str(err.value) == (f"velocity has shape (3, {H}, {W}, 2); expected (2, {H}, {W}, 2)"
+                              f": {expected}")
     with pytest.raises(InputError) as err:
         hf.vector_blur(f, np.zeros((2, W, H)), d, backend="cpu")
     assert str(err.value).endswith(f"{expected}")

@@ -10,6 +10,7 @@ import re
 import signal
 import stat
 import sys
+import sysconfig
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
@@ -309,9 +310,13 @@ class Said(logging.Formatter):
 
 
 def installed(path: str) -> bool:
-    """Whether ``path`` (a log record's source file) is an installed package's: a user's
-    own code (a scene, a script: ``root``, ``__main__``) keeps its traceback."""
-    return any(part in ("site-packages", "dist-packages") for part in Path(path).parts)
+    """Whether ``path`` (a log record's source file) is an installed package's or the
+    standard library's (``concurrent.futures``'): a user's own code (a scene, a script:
+    ``root``, ``__main__``) keeps its traceback."""
+    if any(part in ("site-packages", "dist-packages") for part in Path(path).parts):
+        return True
+    paths = sysconfig.get_paths()
+    return any(path.startswith(paths[k] + os.sep) for k in ("stdlib", "platstdlib"))
 
 
 def briefly(exc: BaseException | None) -> str:
