@@ -1,7 +1,7 @@
 """Bokeh shaped by the aperture's blades in depth mode (``hf.depth_of_field``, ``--dof
 depth``, ``hfrender fx --depth``), as ``--dof lens`` draws it: the polygon of the camera's
 blades inscribed in the circle of confusion, a corner to the right behind the focus plane,
-turned over in front of it."""
+turned over in front of it. The CUDA kernels' polygons are in test_bokeh_shape_cuda.py."""
 
 import math
 import re
@@ -9,31 +9,17 @@ import textwrap
 
 import numpy as np
 import pytest
+from bokeh_shape_helpers import FOCUS, gather_by_hand, in_polygon, rules_scene
 from render_helpers import linear, render_frames
 
 import hfrender as hf
 from hfrender.backends.cpu.dof import defocus
 from hfrender.backends.cpu.dof_fast import defocus_fast
-from hfrender.dof_composite import FILL_FROM, FILL_FULL, disk_inside
 from hfrender.dof_layers import disk_tables
 from hfrender.errors import InputError
 from hfrender.optics import disk_offsets, gather_offsets
 
-FOCUS = 1.0
 H, W = 96, 128
-
-
-def in_polygon(dy, dx, blades, radius):
-    """Written out apart from hfrender: the regular polygon of ``blades`` corners on the
-    circle of ``radius``, the first corner on +x (y up: ``dy`` counts rows down), as the
-    half-planes of its edges."""
-    x, y = np.asarray(dx, np.float64), -np.asarray(dy, np.float64)
-    inside = np.ones(np.shape(x), bool)
-    for k in range(blades):
-        normal = 2 * math.pi * (k + 0.5) / blades  # between corners k and k + 1
-        inside &= x * math.cos(normal) + y * math.sin(normal) <= radius * math.cos(
-            math.pi / blades) + 1e-9
-    return inside
 
 
 def as_set(offsets):
@@ -196,39 +182,6 @@ def overlap(a, b):
     return (a & b).sum() / (a | b).sum()
 
 
-@pytest.fixture(scope="module")
-def dev(tmp_path_factory):
-    from cuda_emu import session_emulator
-
-    from hfrender.backends.cuda import launches
-
-    return launches.Device(np, session_emulator(tmp_path_factory).run)
-
-
-@pytest.mark.parametrize("method", ["exact", "fast"])
-def test_the_cuda_kernels_draw_the_polygons_as_numpy_does(dev, rng, method):
-    """On the CPU emulator: sub-frames with depths on both sides of the focus plane, a
-    pentagon (turned over in front) and a hexagon, against the CPU backend."""
-    from dof_fast_helpers import slanted
-
-    from hfrender.backends.cpu import CPUBackend
-    from hfrender.backends.cuda import launches
-
-    img, depth = slanted(rng)
-    frames = np.ascontiguousarray(np.stack([img, img[::-1]])[:, :40, :64])
-    depth = np.ascontiguousarray(np.stack([depth, depth[::-1]])[:, :40, :64])
-    frames[:, 12, 20] = 30.0  # a highlight in each sub-frame
-    lenses = [hf.Lens(FOCUS, 1.4, sensor_width_mm=8.0, aperture_blades=b) for b in (5, 6)]
-    ww = hf.WindowWeights.from_dense(np.array([[0.5, 0.5], [0.0, 1.0]]))
-    gpu = np.empty((2, 40, 64, 3), np.float32)
-    launches.fuse(dev, frames, depth, ww, lenses, True, gpu, dof_method=method)
-    cpu = CPUBackend().fuse(frames, depth, ww, lenses, True, dof_method=method)
-    np.testing.assert_allclose(gpu, cpu, rtol=1e-5, atol=1e-5)
-    round_ = CPUBackend().fuse(frames, depth, ww, [hf.Lens(FOCUS, 1.4, sensor_width_mm=8.0)] * 2,
-                               True, dof_method=method)
-    assert np.abs(gpu - round_).max() > 0.1  # the polygons are drawn, not disks
-
-
 @pytest.mark.parametrize("blades", [3, 5])
 def test_planes_on_both_sides_of_the_focus_with_odd_blades(rng, blades):
     """A polygon and its turned-over self are not nested: where a near and a far layer of
@@ -260,104 +213,6 @@ def test_a_slanted_floor_with_depth_noise(blades, seed):
     assert psnr(defocus_fast(img, depth, lens), defocus(img, depth, lens)) >= 37.0
 
 
-def areas(r2, blades):
-    """{floor(r^2): the whole pixels of the bokeh of that radius} for the radii ``r2``."""
-    ax = np.arange(-30, 31)
-    oy, ox = (a.ravel() for a in np.meshgrid(ax, ax, indexing="ij"))
-    return {int(k): int(in_polygon(oy, ox, blades, math.sqrt(k)).sum())
-            for k in np.unique(np.floor(r2))}
-
-
-def gather_by_hand(img, depth, lens, tol):
-    """The exact gather's rules written out pair by pair (every output pixel p against
-    every source q), apart from hfrender's tables: q covers p when p - q lies in q's bokeh
-    (the polygon behind the focus plane, turned over in front) of q's radius; q behind p
-    counts where p - q lies in p's own bokeh too (if q's disk is larger, it spreads apart
-    instead: its light fills what p's disk misses, as far as it covers p and no more than
-    the share of p's own bokeh such sources lie in); a source in focus, or behind p with a
-    smaller disk, within the bokeh of a defocused p before the focus plane is what p sees
-    behind it, weighing 1 / p's area (its colour at most 4x the 99.9th percentile of every
-    7th row's, or 1): their mean fills what p's disk still misses, no more than their
-    weight (besides their own light, which the one in focus spreads to itself alone);
-    front over the normalised rest."""
-    h, w, _ = img.shape
-    r2 = lens.coc_radius_px(depth, w, h).astype(np.float64) ** 2
-    near = depth < np.float32(lens.focus_distance)
-    ys, xs = np.mgrid[0:h, 0:w]
-    py, px, qy, qx = ys.reshape(-1, 1), xs.reshape(-1, 1), ys.reshape(1, -1), xs.reshape(1, -1)
-    dy, dx = py - qy, px - qx  # from q to p
-    blades = lens.aperture_blades
-
-    def in_bokeh(of_near, radius2):  # p - q inside the bokeh of the pixel with these
-        turned = np.where(of_near, -1, 1)
-        return in_polygon(turned * dy, turned * dx, blades, np.sqrt(np.floor(radius2)))
-
-    area = areas(r2, blades)
-    qn, qr2, qd = near.reshape(1, -1), r2.reshape(1, -1), depth.reshape(1, -1)
-    pn, pr2, pd = near.reshape(-1, 1), r2.reshape(-1, 1), depth.reshape(-1, 1)
-    weight = np.vectorize(lambda k: 1.0 / area[int(k)])(np.floor(qr2))
-    covers = in_bokeh(qn, qr2)
-    front = qd < pd * np.float32(1 - tol)
-    p_weight = weight.reshape(-1, 1)  # each pixel's own 1 / area
-    big = ~front & (qd > pd * np.float32(1 + tol)) & (weight < p_weight)  # behind, larger
-    visible = ~front & ~big & ((qd <= pd * np.float32(1 + tol)) | in_bokeh(pn, pr2))
-    colour = img.reshape(1, -1, 3)
-    behind = visible & (qd > pd * np.float32(1 + tol))
-    wf, wb, wh, wg = (weight * (covers & m) for m in (front, visible, behind, big))
-    smaller = (qd > pd * np.float32(1 + tol)) & (weight > p_weight)  # behind, smaller disk
-    seer = pn & (pr2 >= 1)
-    seen = (qr2 < 1) | smaller
-    seen &= seer & (dy | dx != 0) & in_bokeh(pn, pr2)
-    top = np.float32(max(np.percentile(img[::7].max(-1), 99.9) * 4.0, 1.0))  # every 7th row
-    seen_colour = np.minimum(img, top).reshape(1, -1, 3)
-    f, fw = (wf[..., None] * colour).sum(1), wf.sum(1)
-    ws = p_weight * seen
-    d, dw = (ws[..., None] * seen_colour).sum(1), ws.sum(1)
-    b, bw = (wb[..., None] * colour).sum(1), wb.sum(1)
-    k, kw = (wh[..., None] * colour).sum(1), wh.sum(1)
-    inside = disk_inside(np, np.rint(1.0 / weight[0].reshape(h, w))).reshape(-1)
-    # what the pixel's disk sees past its surface: the larger far light's own spread, as
-    # far as it covers the pixel, and no more than the share of its own bokeh it lies in
-    g, gw = (wg[..., None] * colour).sum(1), wg.sum(1)
-    opened = (p_weight * (big & in_bokeh(pn, pr2))).sum(1)
-    sg = np.where((gw > 0) & (inside - fw - bw > 1e-4),
-                  np.minimum(np.minimum(inside - fw - bw, gw), opened), 0)
-    b, bw = b + sg[:, None] * g / np.where(gw > 0, gw, 1)[:, None], bw + sg
-    # then what it sees behind, as far as that lies within its bokeh
-    sd = np.where((dw > 0) & (inside - fw - bw > 1e-4), np.minimum(inside - fw - bw, dw), 0)
-    b, bw = b + sd[:, None] * d / np.where(dw > 0, dw, 1)[:, None], bw + sd
-    # what it still misses, beyond a few tenths, is what it sees behind
-    short = np.where(kw > 0, np.maximum(inside - fw - bw, 0), 0)
-    short *= np.clip((short - FILL_FROM) / (FILL_FULL - FILL_FROM), 0, 1)
-    fill = k / np.where(kw > 0, kw, 1)[:, None]
-    under = (b + short[:, None] * fill) / (bw + short)[:, None]
-    out = under * (1 - np.minimum(fw, 1))[:, None] + f / np.maximum(fw, 1)[:, None]
-    return out.reshape(h, w, 3)
-
-
-def rules_scene(rng, blades):
-    """A far wall, a near card, a card in focus, a near strip, and behind the near card a
-    card of a much smaller disk and one of a disk over half its own: the frame, its depth
-    and the lens."""
-    h, w = 24, 32
-    img = rng.random((h, w, 3), dtype=np.float32)
-    img[rng.integers(0, h, 6), rng.integers(0, w, 6)] = 12.0  # highlights
-    depth = np.full((h, w), 3.0, np.float32)  # far behind the focus
-    depth[4:14, 3:15] = 0.55  # a near card, well before it
-    depth[12:22, 14:26] = 1.0  # a card in focus
-    depth[:, 27:] = 0.7  # a near strip at the right
-    depth[14:, :12] = 1.5  # behind the near card, a far card it sees through partly
-    depth[:4, :20] = 1.08  # and one nearly in focus that it sees through whole
-    depth[4:14, 15:20] = 0.75  # and a strip before the focus too, less blurred
-    lens = hf.Lens(1.0, 1.0, sensor_width_mm=2.0, aperture_blades=blades)
-    assert 8 < float(lens.coc_radius_px(depth, w, h).max()) < 20
-    r2 = lens.coc_radius_px(depth[[0, 20, 6], [5, 5, 6]], w, h).astype(np.float64) ** 2
-    area = areas(r2, blades)
-    sizes = [area[int(k)] for k in np.floor(r2)]
-    assert 1 < sizes[0] < sizes[2] / 32 and sizes[2] / 8 < sizes[1] < sizes[2]  # the cards
-    return img, depth, lens
-
-
 @pytest.mark.parametrize("blades", [5, 6])
 def test_the_exact_gather_is_its_rules_written_out(rng, blades):
     from hfrender.optics import FRONT_TOLERANCE
@@ -365,21 +220,6 @@ def test_the_exact_gather_is_its_rules_written_out(rng, blades):
     img, depth, lens = rules_scene(rng, blades)
     np.testing.assert_allclose(defocus(img, depth, lens),
                                gather_by_hand(img, depth, lens, FRONT_TOLERANCE),
-                               rtol=2e-5, atol=2e-6)
-
-
-@pytest.mark.parametrize("blades", [5, 6])
-def test_the_cuda_exact_kernel_is_the_rules_written_out(dev, rng, blades):
-    """``hf_defocus`` on the emulator, on the same scene: what the near card sees behind
-    it, and what spreads."""
-    from hfrender.backends.cuda import launches
-    from hfrender.optics import FRONT_TOLERANCE
-
-    img, depth, lens = rules_scene(rng, blades)
-    gpu = np.empty((1,) + img.shape, np.float32)
-    launches.fuse(dev, img[None], depth[None], hf.WindowWeights.from_dense(np.ones((1, 1))),
-                  [lens], True, gpu, dof_method="exact")
-    np.testing.assert_allclose(gpu[0], gather_by_hand(img, depth, lens, FRONT_TOLERANCE),
                                rtol=2e-5, atol=2e-6)
 
 
@@ -454,25 +294,3 @@ def test_a_far_highlight_beside_a_nearer_blurred_edge_is_not_brightened(method):
     assert level > 1.5 and out[48, 80] == pytest.approx(alone[48, 80], rel=0.15)
     assert 0.8 * level < out[48, 55:66].max() < 1.2 * level  # the edge, in its blur
     assert out[48, 50:55].max() < 0.2  # the object's inside, past the lamp's reach
-
-
-@pytest.mark.parametrize("method", ["exact", "fast"])
-def test_the_cuda_kernels_fill_a_far_lamps_shortfall_as_numpy_does(dev, method):
-    from hfrender.backends.cpu import CPUBackend
-    from hfrender.backends.cuda import launches
-
-    h, w = 48, 64
-    yy, xx = np.mgrid[0:h, 0:w]
-    frames = np.broadcast_to(np.float32([0.2, 0.3, 0.5]), (2, h, w, 3)).copy()  # blue sky
-    depth = np.full((2, h, w), 100.0, np.float32)
-    for j, (cy, cx) in enumerate(((20, 24), (26, 40))):
-        lamp = (yy - cy) ** 2 + (xx - cx) ** 2 <= 2.5 ** 2
-        frames[j][lamp], depth[j][lamp] = (1.0, 0.7, 0.4), 2.2
-    lenses = [hf.Lens(1.0, 1.4, sensor_width_mm=3.5, aperture_blades=b) for b in (0, 5)]
-    ww = hf.WindowWeights.from_dense(np.eye(2))
-    gpu = np.empty_like(frames)
-    launches.fuse(dev, frames, depth, ww, lenses, True, gpu, dof_method=method)
-    cpu = CPUBackend().fuse(frames, depth, ww, lenses, True, dof_method=method)
-    np.testing.assert_allclose(gpu, cpu, rtol=1e-5, atol=1e-6)
-    np.testing.assert_allclose(gpu[:, 8:40, 8:56].sum(axis=(1, 2)),
-                               frames[:, 8:40, 8:56].sum(axis=(1, 2)), rtol=0.01)
