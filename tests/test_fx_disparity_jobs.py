@@ -82,8 +82,8 @@ def test_resume_with_another_max_blur_names_it_alone_and_the_same_run_goes_on(
     flag gives); with the same flags it goes on to the uninterrupted run's frames."""
     import signal
 
+    from fx_engine_helpers import segments_done, start_fx, wait_for
     from fx_helpers import decode, make_clip
-    from test_fx_engine import segments_done, start_fx, wait_for
 
     clip, _ = make_clip(tmp_path, rng, n=120)  # 15-frame segments: 8 of them
     d = np.full((120, 36, 64), 0.5, np.float32)

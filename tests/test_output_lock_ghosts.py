@@ -137,8 +137,8 @@ def test_fx_killed_as_it_starts_an_encoder_resumes_at_once(tmp_path, rng, monkey
     """The flaky test_fx_disparity resume, made certain: killed while the next segment's
     ffmpeg was being started, the --resume typed at once goes on (was: exit 2, "another
     hfrender (pid N) is writing it") to the uninterrupted run's frames."""
+    from fx_engine_helpers import segments_done
     from fx_helpers import decode, make_clip
-    from test_fx_engine import segments_done
 
     clip, _ = make_clip(tmp_path, rng, n=60)  # 15-frame segments: 4 of them
     monkeypatch.setattr("hfrender.engine.fx_output.SEGMENT_SECONDS", 0.5)
