@@ -8,7 +8,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 from render_helpers import render_frames
-from test_shadows import (
+from shadow_helpers import (
     AMBIENT,
     FLOOR,
     PPM,
@@ -33,7 +33,7 @@ LAMP = (0.0, 2.0, 0.0)  # 2 m above the floor, pointing down
 def spot_scene(shadows=True, cube=0.5, resolution=None, update=None, more=None):
     """A spot 2 m above a 12 m floor pointing down (90 degrees, a hard edge: the lit disc
     2 m across its radius), a ``cube`` m cube between with its top 1 m up, the directional
-    light off; the orthographic camera of test_shadows' cube_scene; ``more(scene)`` at the
+    light off; the orthographic camera of shadow_helpers' cube_scene; ``more(scene)`` at the
     end of its setup."""
 
     class SpotOverFloor(hf.Scene):

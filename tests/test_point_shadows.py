@@ -6,7 +6,7 @@ import math
 
 import numpy as np
 import pytest
-from test_shadows import AMBIENT, FLOOR, PPM, H, W, _lit_part, code, draw
+from shadow_helpers import AMBIENT, FLOOR, PPM, H, W, _lit_part, code, draw
 
 import hfrender as hf
 from hfrender.color import srgb_to_linear

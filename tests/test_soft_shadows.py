@@ -1,6 +1,6 @@
 """A scene's ``light_angle``: each sub-frame lit from its own point of the sun's disk
 (:attr:`hfrender.sampler.Plan.sun`), so the fused shadow has a penumbra as an area
-light's. The widths are worked by hand from an orthographic camera (tests/test_shadows.py's
+light's. The widths are worked by hand from an orthographic camera (tests/shadow_helpers.py's
 scene: 40 pixels a metre across the floor)."""
 
 import math
@@ -41,7 +41,7 @@ class Plate(hf.Scene):
 def plate_file(tmp_path, angle=None):
     """A 1 m square cube 2 cm thick (a plate, so that one edge casts: a thick cube's top
     and bottom edges cast either side), its middle 1 m above the floor, lit from straight
-    above, seen from up the slope (0, 1, 2) as tests/test_shadows.py's."""
+    above, seen from up the slope (0, 1, 2) as tests/shadow_helpers.py's."""
     line = "" if angle is None else f"\n    light_angle = {angle}"
     path = tmp_path / f"plate_{angle}.py"
     path.write_text(SCENE.format(ambient=AMBIENT, angle=line, floor=FLOOR, height=H / PPM))
