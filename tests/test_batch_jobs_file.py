@@ -67,9 +67,14 @@ pytestmark = pytest.mark.usefixtures("gl_context")
      r"jobs\.toml: job 'smooth': unknown field 'inptu'; did you mean 'input'\?$"),
     (lambda t: t.replace('name = "frames"', 'nmae = "frames"'),
      r"jobs\.toml: \[\[job\]\] number 3: unknown field 'nmae'; did you mean 'name'\?$"),
+    # an option's misspelling is the option's, not an own key's (were told 'name', 'scene')
+    (lambda t: t.replace("duration = 0.5", "duration = 0.5\nsample = 8"),
+     r"job 'bar': unknown field 'sample' for a render job; did you mean 'samples'\?$"),
+    (lambda t: t.replace("duration = 0.5", "duration = 0.5\nsizee = \"32x18\""),
+     r"job 'bar': unknown field 'sizee' for a render job; did you mean 'size'\?$"),
     (lambda t: t.replace("duration = 0.5", "duration = 0.5\nzzz = 1"),
      r"job 'bar': unknown field 'zzz' for a render job; known: .*, name, output, .*, scene, "
-     r"scene_class, "),
+     r"scene-class, "),
     (lambda t: t.replace('name = "frames"', 'name = "bar"'),
      r"two jobs are named 'bar'; give each its own name"),
     (lambda t: t.replace('name = "frames"', 'name = 5'),  # was: "name is missing"

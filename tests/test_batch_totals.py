@@ -58,15 +58,35 @@ def test_a_job_whose_output_another_hfrender_writes_is_not_told_to_be_mended():
     from hfrender.engine.batch_state import JobResult
 
     busy = JobResult("y", "failed", error="output cc/x.mp4: another hfrender (pid 3235) is "
-                     "writing it; wait for it to finish, or write elsewhere")
+                     "writing it; wait for it to finish, or write elsewhere", busy=True)
     broken = JobResult("a", "failed", error="scene error in setup(): KeyError: 'x'")
     done = JobResult("b", "done", frames=8)
     assert go_on([busy, done]) == (
-        "to go on: once the other hfrender writing the output of 'y' has ended, run the "
+        "to go on: once the other hfrender using the output of 'y' has ended, run the "
         "same command again: it runs 'y' again; the 1 job finished is skipped, up to date")
     assert go_on([broken, busy, JobResult("c", "not run")]) == (
-        "to go on: mend 'a' and, once the other hfrender writing the output of 'y' has "
+        "to go on: mend 'a' and, once the other hfrender using the output of 'y' has "
         "ended, run the same command again: it runs 'a', 'y' and 'c' again")
     assert go_on([broken, done]) == (
         "to go on: mend 'a' and run the same command again: it runs 'a' again; the 1 job "
         "finished is skipped, up to date")
+
+
+def test_a_failed_job_is_busy_by_its_errors_kind_not_its_words(tmp_path):
+    """Whether another hfrender holds a job's output is the error's kind (OutputBusy: writing
+    it, or reading it for an fx), not "another hfrender" in its line (were matched by text:
+    a reader told "the other hfrender writing")."""
+    import time
+    from types import SimpleNamespace
+
+    from hfrender.engine.batch_run import failed
+    from hfrender.engine.batch_state import JobResult
+    from hfrender.errors import InputError
+    from hfrender.io.output_lock import OutputBusy
+
+    job = SimpleNamespace(name="y", output=tmp_path / "x.mp4")
+    for exc, busy in ((OutputBusy("output x.mp4: another hfrender is reading it"), True),
+                      (InputError("scene error: another hfrender's scene"), False)):
+        result = JobResult("y")
+        failed(result, job, exc, time.time(), (0, 0), None)
+        assert (result.busy, result.error) == (busy, str(exc))

@@ -69,7 +69,7 @@ def _draw(ctx, scene_cls, monkeypatch, one_by_one=False, msaa=1):
         monkeypatch.setattr(renderer.instances, "one_by_one", _Always())
     scene.update(T)
     lens = renderer._pixels_a_metre()
-    levels = Counter(renderer._geometry(o, o.model_matrix(), lens) for o in scene.objects)
+    levels = Counter(renderer.geometries([o], [o.model_matrix()], lens)[0] for o in scene.objects)
     drawer = SubframeDrawer(scene, renderer, None, None, None, "off", True)
     lens, jitter = (0.003, -0.002), (0.25, -0.4)
     renderer.draw(T, 0, lens, jitter, clip_rates=drawer._clip_rates(T, 0, lens, jitter))

@@ -142,10 +142,10 @@ def test_a_spheres_level_follows_its_parents_scale(gl_context):
     small = scene.add(hf.Sphere(radius=0.05, parent=hf.Group(scale=10)))
     renderer = SceneRenderer(ctx, scene, (W, H), False)
     lens = renderer._pixels_a_metre()
-    level = renderer._geometry(big, big.world_matrix(), lens)
+    level = renderer.geometries([big], [big.world_matrix()], lens)[0]
     assert level == "sphere:32"
-    assert renderer._geometry(small, small.world_matrix(), lens) == level
-    assert renderer._geometry(small, small.model_matrix(), lens) != level
+    assert renderer.geometries([small], [small.world_matrix()], lens)[0] == level
+    assert renderer.geometries([small], [small.model_matrix()], lens)[0] != level
     renderer.release()
 
 

@@ -250,7 +250,7 @@ def test_a_far_small_cone_draws_fewer_segments_a_near_cylinder_all(gl_context):
     renderer = SceneRenderer(gl_context(size=(S, S)).ctx, scene, (S, S), False)
     lens = renderer._pixels_a_metre()
     assert lens[2] == pytest.approx(166.67, abs=0.01)
-    assert [renderer._geometry(o, o.world_matrix(), lens) for o in objects] == [
+    assert [renderer.geometries([o], [o.world_matrix()], lens)[0] for o in objects] == [
         "cone:16", "cylinder", "torus:0.2:64", "torus:0.5:128"]
     renderer.release()
 

@@ -102,11 +102,11 @@ def go_on(results: list) -> str | None:
     ended = len(results) - len(again)
     skipped = (f"; the {ended} job{'' if ended == 1 else 's'} finished "
                f"{'is' if ended == 1 else 'are'} skipped, up to date") if ended else ""
-    failed = [(r, "another hfrender" in (r.error or "")) for r in again if r.status == "failed"]
-    busy = [r for r, held in failed if held]  # its output another hfrender's: not to mend
-    mend = [r for r, held in failed if not held]  # (was told "mend 'y'", a trial)
-    wait = f"once the other hfrender writing the output of {names(busy)} has ended, " \
-        if busy else ""
+    failed = [r for r in again if r.status == "failed"]
+    busy = [r for r in failed if r.busy]  # its output another hfrender's: not to mend
+    mend = [r for r in failed if not r.busy]  # (was told "mend 'y'", a trial)
+    wait = f"once the other hfrender using the output of {names(busy)} has ended, " \
+        if busy else ""  # (writing it, or reading it: an fx of it)
     first = f"mend {names(mend)} and, {wait}" if mend and busy else \
         f"mend {names(mend)} and " if mend else wait
     return f"to go on: {first}run the same command again: it runs {names(again)} again{skipped}"

@@ -50,7 +50,8 @@ def _failed(job: BatchJob, exc: BaseException, t0: float | None = None) -> JobRe
         said = [f"internal error: {type(exc).__name__}: {said[0] if said else ''}"]
     return JobResult(job.name, "failed", output=str(job.output),
                      error=said[0] if said else type(exc).__name__,
-                     seconds=0.0 if t0 is None else time.perf_counter() - t0)
+                     seconds=0.0 if t0 is None else time.perf_counter() - t0,
+                     busy=type(exc).__name__ == "OutputBusy")  # (a task's, from Ray)
 
 
 def _from_ray(exc: BaseException) -> bool:

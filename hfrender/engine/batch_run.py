@@ -58,7 +58,7 @@ def failed(result: JobResult, job: Any, exc: HFRenderError, began: float,
     from hfrender.io.resume import frames_kept
     from hfrender.io.segments import segments_kept
 
-    result.error = job_error(exc)
+    result.error, result.busy = job_error(exc), isinstance(exc, OutputBusy)
     kept = kept_partial(str(job.output), began)  # a render's, an fx sequence's
     if kept:
         result.error += f"; the frames finished so far are in {pastable(kept)}" + (

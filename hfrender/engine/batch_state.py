@@ -30,6 +30,7 @@ class JobResult:
     output: str = ""
     error: str | None = None
     frames_made: int | None = None  # by this run (a resumed job's output holds more)
+    busy: bool = False  # failed as another hfrender uses its output (OutputBusy): not to mend
 
     @property
     def fps(self) -> float:

@@ -237,6 +237,6 @@ def own_key_misspelt(where: str, entry: dict, options: set[str]) -> None:
     for raw in entry:
         if option_name(raw) in own or option_name(raw) in options:
             continue
-        near = nearest(option_name(raw), own)
-        if near:
+        near = nearest(option_name(raw), [*own, *options])  # (an option's: its own line,
+        if near and near[0] in own:  # later: 'sample' was told 'name', 'sizee' 'scene')
             raise InputError(f"{where}: unknown field {raw!r}; did you mean {near[0]!r}?")

@@ -211,10 +211,6 @@ class SceneRenderer:
         return (tuple(cam.position), tuple(cam.basis()[2].tolist()),
                 abs(float(cam.projection(w / h)[1, 1])) * h / 2)
 
-    def _geometry(self, obj: Any, model: np.ndarray, lens: tuple) -> str:
-        """The geometry drawn for ``obj`` at ``model`` (:meth:`geometries` of one)."""
-        return self.geometries([obj], [model], lens)[0]
-
     def geometries(self, objs: list, models: list, lens: tuple) -> list[str]:
         """The geometry drawn for each of the built-in objects ``objs`` at its world matrix
         of ``models`` (:func:`levels`, all in one pass: a sphere's or a round shape's
