@@ -89,11 +89,12 @@ class RenderPreparation:
         refuse_past_memory(config, shader_buffers(self.scene))  # (before context and setup)
         self._open_context()
         try:
-            with said_if_slow(not self.slow_said):  # (an update(t) that hangs: not silent)
+            # (an update(t) that hangs, a long clip's motion hint: not silent)
+            with said_if_slow(not self.slow_said):
                 self._prepare_scene()
-            if self.own_writer and self._resume():
-                return self
-            self._prepare_drawing()
+                if self.own_writer and self._resume():
+                    return self
+                self._prepare_drawing()
         except BaseException:
             self.release()
             raise
@@ -177,7 +178,9 @@ class RenderPreparation:
                                                                  self.backend.name)
         decided = replace(config, hdr="on" if stats.hdr else "off")  # what auto came to
         self.probe = adaptive_probe(self.glctx.ctx, self.scene, decided, schedule, self.dof,
-                                    velocity, self.first_frame, self.count)
+                                    velocity, self.first_frame,  # a Ray chunk's hint: its
+                                    self.count if self.stop is None else 1)  # first frame,
+        # as before the clip was scanned (its warning is in its worker's log, unseen)
         self.plan = plan = PlanStream(schedule, self.first_frame, self.count, counts=self.probe)
         passes = self.passes = FramePasses.of(config, plan) if self.own_writer else None
         if schedule.effective_shutter_deg != config.shutter or \
