@@ -33,6 +33,7 @@ from hfrender.color import shown
 from hfrender.errors import spelling
 from hfrender.logs import silenced
 from hfrender.scene import Scene, ShaderScene, say_camera_settings
+from hfrender.scene.angles import say_degrees
 from hfrender.scene.in_view import nothing_seen, say_coarse, say_nothing_seen
 from hfrender.scene.key_times import SPREAD, reads_keys, say_keys_past_end, updated_quietly
 from hfrender.scene.lamps import lamps_of, say_idle_shadows
@@ -127,6 +128,8 @@ def first_look(scene: Scene, frame: int, fps: float,
     #                     never added unsaid)
     say_camera_settings(scene)  # (once setup() and update(t) ran: what they gave the camera)
     say_idle_shadows(scene, frame / fps)
+    if again:  # (not a Ray chunk's: its driver said it)
+        say_degrees(scene, frame, fps, _copy)
     if size is not None:
         _say_in_view(scene, size, frame, fps, frame if last is None else last)
     if again and reads_keys(scene):  # (on a copy; not a Ray chunk's: its driver said it)
