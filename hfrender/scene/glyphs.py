@@ -60,6 +60,34 @@ def installed_font(name: Path) -> Path | None:
         return None
 
 
+STYLES = ("Regular", "Bold", "Italic", "Oblique", "Light", "Medium", "Thin", "Black",
+          "Condensed", "SemiBold", "ExtraBold", "ExtraLight")  # a family name's last words
+
+
+def family_file(name: Path) -> str | None:
+    """The file name a font family's name, as manim takes it (``"DejaVu Sans"``, ``"Noto
+    Sans Bold"``), most often has: its words run together, a style after a hyphen
+    (``DejaVuSans``, ``NotoSans-Bold``); None for a name that is no family's (no space, a
+    suffix, a folder)."""
+    words = str(name).split()
+    if len(name.parts) != 1 or len(words) < 2 or name.suffix.lower() in (".ttf", ".otf"):
+        return None
+    style = []
+    while len(words) > 1 and words[-1].capitalize() in {s.capitalize() for s in STYLES}:
+        style.insert(0, words.pop())
+    return "".join(words) + ("-" + "".join(style) if style else "")
+
+
+def installed_family(name: Path) -> Path | None:
+    """:func:`installed_font` of :func:`family_file`'s name, or of it with ``-Regular``
+    (``NotoSans-Regular.ttf``); None where neither is installed or ``name`` is no family's."""
+    file = family_file(name)
+    if file is None:
+        return None
+    tries = [file] if "-" in file else [file, f"{file}-Regular"]
+    return next((f for f in map(installed_font, map(Path, tries)) if f is not None), None)
+
+
 @lru_cache(maxsize=16)
 def _notdef(font: str | None, stamp: tuple) -> tuple:
     face = font_face(font, CHECK_PX)

@@ -34,7 +34,14 @@ import numpy as np
 from hfrender.errors import InputError, InputTypeError
 from hfrender.kept import Kept
 from hfrender.scene import checks
-from hfrender.scene.glyphs import font_face, installed_font, say_missing, say_unshaped
+from hfrender.scene.glyphs import (
+    family_file,
+    font_face,
+    installed_family,
+    installed_font,
+    say_missing,
+    say_unshaped,
+)
 from hfrender.scene.meshes import VERTEX
 from hfrender.scene.nodes import placement
 from hfrender.scene.objects import _CHECKS, Object3D
@@ -196,7 +203,8 @@ class Text(Object3D):
 
     text: str = ""
     height: float = 0.3  # the cap height, metres
-    font: str | None = None  # a .ttf/.otf file beside the scene; None: Pillow's own
+    font: str | None = None  # a .ttf/.otf beside the scene, an installed one by its file
+    #                           or family name ("DejaVu Sans"); None: Pillow's own
     align: str = "center"
     color: tuple = (1.0, 1.0, 1.0)
     face_camera: bool = False  # turned each sub-frame as the camera is (a billboard)
@@ -295,11 +303,11 @@ def _font_file(what: str, value: object) -> tuple:
     places = [p.resolve()] if p.is_absolute() else list(dict.fromkeys(
         f.resolve() for f in [*([Path(line.rsplit(":", 1)[0]).parent / p] if line else []),
                               Path.cwd() / p]))
-    found = next((f for f in places if f.is_file()), None) or installed_font(p)
+    found = next((f for f in places if f.is_file()), None) or installed_font(p) \
+        or installed_family(p)
     if found is None:
-        system = "" if len(p.parts) > 1 else ", and by that name in the system's font folders"
         raise InputError(f"{what}={str(value)!r}: font file not found (looked for "
-                         f"{' and '.join(map(str, places))}{system})")
+                         f"{' and '.join(map(str, places))}{_not_installed(p)}")
     try:
         font_face(str(found), RASTER_PX)
     except OSError as exc:
@@ -307,6 +315,19 @@ def _font_file(what: str, value: object) -> tuple:
                          f"({exc}): give a .ttf or .otf file") from None
     stat = found.stat()
     return (str(found), stat.st_mtime_ns, stat.st_size)
+
+
+def _not_installed(p: Path) -> str:
+    """The end of "font file not found": where a bare name was looked for, and what font=
+    takes where the name is a family's (manim's font="Comic Sans MS")."""
+    if len(p.parts) > 1:
+        return ")"
+    family = family_file(p)
+    if family is None:
+        return ", and by that name in the system's font folders)"
+    return (f", and by that name and as {family} in the system's font folders); font= takes "
+            "a font file, not a family's name as manim's: a .ttf or .otf beside the scene, "
+            "or an installed one's file name (fc-list lists them: font='DejaVuSans.ttf')")
 
 
 _TEXT_CHECKS = {
