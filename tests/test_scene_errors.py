@@ -256,6 +256,26 @@ def test_an_update_that_is_not_a_method_is_one_line(tmp_path, capsys):
                                        "write def update(self, t)\n")
 
 
+@pytest.mark.parametrize("name, body, kind", [
+    ("update", "    def update(self, t):\n        self.b.position = (t, 0, 0)\n        yield\n",
+     "a generator function (it has yield)"),
+    ("update", "    async def update(self, t):\n        self.b.position = (t, 0, 0)\n",
+     "a coroutine function (async def)")])
+def test_an_update_with_yield_or_async_is_one_line(tmp_path, capsys, name, body, kind):
+    """manim-slides' or asyncio's habit: update(t) with a yield returned a generator whose
+    body never ran; the ball stayed at the origin at every t, exit 0, without a word."""
+    scene = tmp_path / "gen.py"
+    scene.write_text("import hfrender as hf\n\nclass Gen(hf.Scene):\n    def setup(self):\n"
+                     "        self.b = self.add(hf.Sphere())\n" + body)
+    assert main(["still", str(scene), "-t", "1", "-o", str(tmp_path / "g.png"),
+                 "--size", "32x18"]) == 2
+    assert capsys.readouterr().err == (
+        f"hfrender: error: Gen.{name} is {kind} ({scene}:6): hfrender calls {name}(t) and "
+        "uses nothing it returns, so its body would never run; write def update(self, t) "
+        "that sets every object from t and returns nothing (manim's self.play and self.wait "
+        "are update(t) from t alone)\n")
+    assert not (tmp_path / "g.png").exists()
+
 @pytest.mark.parametrize("line, code", [("X = undefined_name", 1),
                                         ("BALL = hf.Sphere(radius=-1)", 2)])
 def test_a_scenes_top_level_code_raising_exits_as_in_setup(tmp_path, capsys, line, code):

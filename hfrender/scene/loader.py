@@ -101,6 +101,32 @@ def _check_calls(scene: Scene, p: Path) -> None:
                                   f"{want}{line}") from None
         except ValueError:  # no signature to read (a builtin): its call will tell
             pass
+        _not_plain(scene, name, fn, p, want, args)
+
+
+_PLAIN = {"update": "that sets every object from t and returns nothing (manim's self.play "
+                    "and self.wait are update(t) from t alone)",
+          "setup": "that adds the objects and returns nothing"}
+
+
+def _not_plain(scene: Scene, name: str, fn: Callable, p: Path, want: str,
+               args: tuple) -> None:
+    """A ``setup`` or ``update`` with ``yield`` or ``async def``: one line at its ``def``
+    (was: a generator or coroutine made at each call, its body never run: every frame as
+    ``setup()`` left it, exit 0, without a word)."""
+    plain = getattr(fn, "__func__", fn)
+    kind = "a generator function (it has yield)" if inspect.isgeneratorfunction(plain) \
+        else "a coroutine function (async def)" if inspect.iscoroutinefunction(plain) \
+        else "an async generator function (async def with yield)" \
+        if inspect.isasyncgenfunction(plain) else None
+    if kind is None:
+        return
+    code = plain.__code__
+    line = f" ({p}:{code.co_firstlineno})" if Path(code.co_filename).resolve() == \
+        p.resolve() else ""
+    raise SceneInputError(f"{type(scene).__name__}.{name} is {kind}{line}: hfrender calls "
+                          f"{name}({'t' if args else ''}) and uses nothing it returns, so its "
+                          f"body would never run; write {want} {_PLAIN[name]}")
 
 
 def shader_text(path: Path) -> str:
