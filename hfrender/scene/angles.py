@@ -59,14 +59,14 @@ def in_degrees(scene: Any) -> tuple[str, tuple, float] | None:
     return None
 
 
-def say_degrees(scene: Any, frame: int, fps: float, copy: Any) -> None:
+def say_degrees(scene: Any, frame: int, fps: float, seen: Any) -> None:
     """One warning where an angle looks written in degrees, at output frame ``frame``'s
-    time or at :data:`LOOK_AT_S` on a copy of the scene (``copy``: :func:`.ready._copy`;
-    the scene drawn never sees that time, a state latched there stays out of its frames)."""
+    time or at :data:`LOOK_AT_S` on ``seen``, a copy of the scene (the far look's, at any
+    time: no second copy; None, no look there), which the scene drawn never sees."""
     t0 = frame / fps
     found, t = in_degrees(scene), t0
     if found is None and t0 != LOOK_AT_S and LOOK_AT_S <= own_duration(scene):
-        found, t = _later(copy(scene), fps), LOOK_AT_S
+        found, t = _later(seen, fps), LOOK_AT_S
     if found is None:
         return
     where, rotation, value = found

@@ -99,7 +99,8 @@ def first_look(scene: Scene, frame: int, fps: float,
     far = end if frame * 2 <= end else 0  # the earlier first: a property set only past
     # some time is seen fresh there before the later time sets it
     near = [k for k in (frame + 1, frame - 1) if k >= 0 and k / fps <= scene.duration]
-    looks = ((_copy(scene), min(frame, far), [max(frame, far)]), (scene, frame, near))
+    far_copy = _copy(scene)  # (its state after the far look: the degrees' look's too)
+    looks = ((far_copy, min(frame, far), [max(frame, far)]), (scene, frame, near))
     for seen, at, between in looks:  # the far one on a copy: the scene drawn never sees
         if seen is None:  # a time it may latch on (a review: an impure scene's frames all
             continue  # took its late state)
@@ -129,7 +130,7 @@ def first_look(scene: Scene, frame: int, fps: float,
     say_camera_settings(scene)  # (once setup() and update(t) ran: what they gave the camera)
     say_idle_shadows(scene, frame / fps)
     if again:  # (not a Ray chunk's: its driver said it)
-        say_degrees(scene, frame, fps, _copy)
+        say_degrees(scene, frame, fps, far_copy)
     if size is not None:
         _say_in_view(scene, size, frame, fps, frame if last is None else last)
     if again and reads_keys(scene):  # (on a copy; not a Ray chunk's: its driver said it)
