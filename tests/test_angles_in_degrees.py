@@ -66,3 +66,24 @@ def test_a_turn_in_degrees_a_second_is_told_at_t_1_whatever_the_frame(tmp_path, 
 
 def test_radians_and_odd_large_angles_are_not_told(tmp_path, monkeypatch, caplog):
     assert _still(tmp_path, monkeypatch, caplog, RADIANS, t="1") == []
+
+
+PROPELLER = """
+class Prop(hf.Scene):
+    duration = 2.0
+
+    def setup(self):
+        self.blade = self.add(hf.Cube(scale=(1, 0.1, 0.1)))
+        self.wheel = self.add(hf.Cylinder(radius=0.1))
+
+    def update(self, t):
+        self.blade.rotation = (0, 0, 30 * t)  # radians a second: a propeller's 4.8 turns
+        self.wheel.rotation = (0, 0, -3.0 * t / 0.1)  # a wheel of 0.1 m rolling at 3 m/s
+"""
+
+
+def test_a_radian_propellers_rate_is_not_told(tmp_path, monkeypatch, caplog):
+    """At t = 1 s an angle is a rate's: 30 and 15 rad/s are a radian user's speeds (were told
+    'if 30 degrees were meant', a review), at a still of t = 0 (where the look at 1 s runs)."""
+    assert _still(tmp_path, monkeypatch, caplog, PROPELLER) == []
+    assert _still(tmp_path, monkeypatch, caplog, PROPELLER.replace("30 * t", "15 * t")) == []

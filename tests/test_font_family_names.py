@@ -37,6 +37,19 @@ def test_a_font_given_by_its_family_name_is_found(tmp_path, monkeypatch):
     assert [word.raster().cap for word in scene.objects] == [dejavu_cap, dejavu_cap]
     assert hf.Text("Hi").raster().cap != dejavu_cap  # (Pillow's own font: another cap)
 
+
+def test_a_width_word_goes_with_the_family_and_a_files_suffix_is_no_family():
+    """"DejaVu Sans Condensed Bold" is DejaVuSansCondensed-Bold.ttf (was looked for as
+    DejaVuSans-CondensedBold alone, a review); "My Font.ttc" is a file's name (was told as
+    MyFont.ttc, a family)."""
+    from hfrender.scene.glyphs import family_files
+
+    assert family_files(Path("DejaVu Sans Condensed Bold")) == [
+        "DejaVuSans-CondensedBold", "DejaVuSansCondensed-Bold", "DejaVuSansCondensedBold"]
+    assert family_files(Path("Noto Sans")) == ["NotoSans", "NotoSans-Regular"]
+    assert family_files(Path("My Font.ttc")) == [] == family_files(Path("Sans"))
+
+
 def test_a_family_name_not_installed_says_font_takes_a_file(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     with pytest.raises(InputError) as caught:
@@ -45,6 +58,6 @@ def test_a_family_name_not_installed_says_font_takes_a_file(tmp_path, monkeypatc
     assert str(caught.value) == (
         f"Text.font='Comic Sans MS': font file not found (looked for {here / 'Comic Sans MS'} "
         f"and {tmp_path.resolve() / 'Comic Sans MS'}, and by that name and as ComicSansMS "
-        "in the system's font folders); font= takes a font file, not a family's name as "
-        "manim's: a .ttf or .otf beside the scene, or an installed one's file name "
-        "(fc-list lists them: font='DejaVuSans.ttf')")
+        "or ComicSansMS-Regular in the system's font folders); font= takes a font file, or "
+        "a family's name as its file is named: a .ttf or .otf beside the scene, or an "
+        "installed one's file name (on Linux fc-list lists them: font='DejaVuSans.ttf')")

@@ -276,6 +276,27 @@ def test_an_update_with_yield_or_async_is_one_line(tmp_path, capsys, name, body,
         "are update(t) from t alone)\n")
     assert not (tmp_path / "g.png").exists()
 
+
+def test_a_setup_with_yield_and_a_partialmethod_update_are_one_line(tmp_path):
+    """setup() with a yield is told as update's is; an update made by
+    functools.partialmethod of a generator too (was an internal error: no __code__)."""
+    from hfrender.scene.loader import SceneInputError, load_scene
+
+    scene = tmp_path / "gen.py"
+    scene.write_text("import functools\nimport hfrender as hf\n\n\ndef gen(self, t):\n"
+                     "    yield t\n\n\nclass Gen(hf.Scene):\n    update = "
+                     "functools.partialmethod(gen)\n")
+    with pytest.raises(SceneInputError, match=r"^Gen\.update is a generator function \(it "
+                                              r"has yield\): hfrender calls update\(t\)"):
+        load_scene(str(scene))
+    scene.write_text("import hfrender as hf\n\nclass Gen(hf.Scene):\n    def setup(self):\n"
+                     "        yield\n")
+    with pytest.raises(SceneInputError, match=rf"^Gen\.setup is a generator function \(it "
+                                              rf"has yield\) \({re.escape(str(scene))}:4\): "
+                                              r"hfrender calls setup\(\) and uses nothing"):
+        load_scene(str(scene))
+
+
 @pytest.mark.parametrize("line, code", [("X = undefined_name", 1),
                                         ("BALL = hf.Sphere(radius=-1)", 2)])
 def test_a_scenes_top_level_code_raising_exits_as_in_setup(tmp_path, capsys, line, code):

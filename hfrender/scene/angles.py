@@ -8,7 +8,9 @@ looks at every object's and group's ``rotation`` at the frame drawn first and at
 ``--duration`` given or not) and warns, in one line naming the first, of a component that is
 a whole number of degrees on a 15-degree step from 15 to 1080 (45, 90, 180, 360, ...): in
 radians a turn of more than two, and seldom a round one (a radian spin, ``2 * math.pi *
-t``, is never a whole number at those times).
+t``, is never a whole number at those times). At t = 1 s, where an angle is a rate's, only
+the rates a degrees user writes, on a 45-degree step from 90 (``90 * t``, ``360 * t``): a
+radian propeller's ``30 * t`` or a wheel's ``3 * t / 0.1`` is not told (was, a review).
 """
 
 from __future__ import annotations
@@ -26,14 +28,17 @@ from hfrender.scene.loader import SceneError, SceneUpdateError, call_scene
 log = logging.getLogger(__name__)
 
 STEP = 15.0  # degrees: what a hand-written angle in degrees is a multiple of
+RATE_STEP, RATE_LEAST = 45.0, 90.0  # ... and a rate in degrees a second, from this
 LARGEST = 1080.0  # three turns in degrees: past it, not taken for degrees
 LOOK_AT_S = 1.0  # a second in: where "degrees a second" (90 * t) shows its rate
 
 
-def degrees_like(value: float) -> bool:
-    """Whether ``value`` (radians, as given) looks like an angle written in degrees."""
-    size = abs(value)
-    return STEP <= size <= LARGEST and abs(size / STEP - round(size / STEP)) < 1e-9
+def degrees_like(value: float, rate: bool = False) -> bool:
+    """Whether ``value`` (radians, as given) looks like an angle written in degrees
+    (``rate``: one turned in 1 s, a rate's: the rounder ones a degrees user writes)."""
+    size, step = abs(value), RATE_STEP if rate else STEP
+    return (RATE_LEAST if rate else STEP) <= size <= LARGEST and \
+        abs(size / step - round(size / step)) < 1e-9
 
 
 def nodes_of(scene: Any) -> list[Any]:
@@ -46,12 +51,12 @@ def nodes_of(scene: Any) -> list[Any]:
     return list(seen.values())
 
 
-def in_degrees(scene: Any) -> tuple[str, tuple, float] | None:
+def in_degrees(scene: Any, rate: bool = False) -> tuple[str, tuple, float] | None:
     """(the scene's name for it, its rotation, the component) of the first node whose
     rotation has a :func:`degrees_like` component, or None."""
     nodes = [n for n in nodes_of(scene) if hasattr(n, "rotation")]
     for node, name in zip(nodes, checks.named(scene, nodes), strict=True):
-        hit = next((v for v in node.rotation if degrees_like(float(v))), None)
+        hit = next((v for v in node.rotation if degrees_like(float(v), rate)), None)
         if hit is not None:
             kind = type(node).__name__
             where = f"{name} (a {kind})" if name else f"the {kind} at {node.position!r}"
@@ -87,4 +92,4 @@ def _later(seen: Any, fps: float) -> tuple[str, tuple, float] | None:
                        frame=round(LOOK_AT_S * fps))
     except (SceneError, SceneUpdateError):
         return None
-    return in_degrees(seen)
+    return in_degrees(seen, rate=True)

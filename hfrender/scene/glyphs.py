@@ -61,31 +61,35 @@ def installed_font(name: Path) -> Path | None:
 
 
 STYLES = ("Regular", "Bold", "Italic", "Oblique", "Light", "Medium", "Thin", "Black",
-          "Condensed", "SemiBold", "ExtraBold", "ExtraLight")  # a family name's last words
+          "Condensed", "SemiCondensed", "SemiBold", "ExtraBold", "ExtraLight")  # last words
 
 
-def family_file(name: Path) -> str | None:
-    """The file name a font family's name, as manim takes it (``"DejaVu Sans"``, ``"Noto
-    Sans Bold"``), most often has: its words run together, a style after a hyphen
-    (``DejaVuSans``, ``NotoSans-Bold``); None for a name that is no family's (no space, a
-    suffix, a folder)."""
+def family_files(name: Path) -> list[str]:
+    """The file names a font family's name, as manim takes it (``"DejaVu Sans"``, ``"Noto
+    Sans Bold"``), most often has, in turn: its words run together, its style words after
+    a hyphen (``DejaVuSans``, ``NotoSans-Bold``), a width word with the family's
+    (``"DejaVu Sans Condensed Bold"``: ``DejaVuSansCondensed-Bold``, a review: was looked
+    for as ``DejaVuSans-CondensedBold`` alone); none for a name that is no family's (one
+    word, a file's suffix: ``.ttf``, ``.ttc``..., a folder)."""
     words = str(name).split()
-    if len(name.parts) != 1 or len(words) < 2 or name.suffix.lower() in (".ttf", ".otf"):
-        return None
+    if len(name.parts) != 1 or len(words) < 2 or name.suffix:
+        return []
+    styles = {s.capitalize() for s in STYLES}
     style = []
-    while len(words) > 1 and words[-1].capitalize() in {s.capitalize() for s in STYLES}:
+    while len(words) > 1 and words[-1].capitalize() in styles:
         style.insert(0, words.pop())
-    return "".join(words) + ("-" + "".join(style) if style else "")
+    family = "".join(words)
+    if not style:
+        return [family, f"{family}-Regular"]
+    return [family + "".join(style[:k]) + ("-" + "".join(style[k:]) if k < len(style) else "")
+            for k in range(len(style) + 1)]
 
 
 def installed_family(name: Path) -> Path | None:
-    """:func:`installed_font` of :func:`family_file`'s name, or of it with ``-Regular``
-    (``NotoSans-Regular.ttf``); None where neither is installed or ``name`` is no family's."""
-    file = family_file(name)
-    if file is None:
-        return None
-    tries = [file] if "-" in file else [file, f"{file}-Regular"]
-    return next((f for f in map(installed_font, map(Path, tries)) if f is not None), None)
+    """:func:`installed_font` of the first of :func:`family_files` installed; None where
+    none is or ``name`` is no family's."""
+    return next((f for f in map(installed_font, map(Path, family_files(name)))
+                 if f is not None), None)
 
 
 @lru_cache(maxsize=16)

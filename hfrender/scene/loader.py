@@ -121,9 +121,9 @@ def _not_plain(scene: Scene, name: str, fn: Callable, p: Path, want: str,
         if inspect.isasyncgenfunction(plain) else None
     if kind is None:
         return
-    code = plain.__code__
-    line = f" ({p}:{code.co_firstlineno})" if Path(code.co_filename).resolve() == \
-        p.resolve() else ""
+    code = getattr(inspect.unwrap(plain), "__code__", None)  # (a partialmethod has none)
+    line = f" ({p}:{code.co_firstlineno})" if code is not None and \
+        Path(code.co_filename).resolve() == p.resolve() else ""
     raise SceneInputError(f"{type(scene).__name__}.{name} is {kind}{line}: hfrender calls "
                           f"{name}({'t' if args else ''}) and uses nothing it returns, so its "
                           f"body would never run; write {want} {_PLAIN[name]}")

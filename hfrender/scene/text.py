@@ -35,7 +35,7 @@ from hfrender.errors import InputError, InputTypeError
 from hfrender.kept import Kept
 from hfrender.scene import checks
 from hfrender.scene.glyphs import (
-    family_file,
+    family_files,
     font_face,
     installed_family,
     installed_font,
@@ -322,12 +322,13 @@ def _not_installed(p: Path) -> str:
     takes where the name is a family's (manim's font="Comic Sans MS")."""
     if len(p.parts) > 1:
         return ")"
-    family = family_file(p)
-    if family is None:
+    family = family_files(p)
+    if not family:
         return ", and by that name in the system's font folders)"
-    return (f", and by that name and as {family} in the system's font folders); font= takes "
-            "a font file, not a family's name as manim's: a .ttf or .otf beside the scene, "
-            "or an installed one's file name (fc-list lists them: font='DejaVuSans.ttf')")
+    return (f", and by that name and as {' or '.join(family)} in the system's font folders); "
+            "font= takes a font file, or a family's name as its file is named: a .ttf or "
+            ".otf beside the scene, or an installed one's file name (on Linux fc-list lists "
+            "them: font='DejaVuSans.ttf')")
 
 
 _TEXT_CHECKS = {
