@@ -23,7 +23,7 @@ from hfrender.io.store import StoreError
 
 
 @pytest.mark.usefixtures("gl_context")
-def test_clear_errors(scene, tmp_path, capsys):
+def test_bad_exposure_values_are_one_line(scene, tmp_path, capsys):
     store = tmp_path / "store"
     _keep(scene, store, samples=4, shutter=180.0)
     kept = hf.SampleStore.open(store)
@@ -63,6 +63,12 @@ def test_clear_errors(scene, tmp_path, capsys):
 
     assert main(["reexpose", str(store), "-o", str(tmp_path / "o.mp4"), "--shutter", "270"]) == 2
     assert "error: --shutter 270: the store holds sub-frames over 180" in capsys.readouterr().err
+
+
+@pytest.mark.usefixtures("gl_context")
+def test_a_bad_store_or_store_place_is_one_line(scene, tmp_path):
+    store = tmp_path / "store"
+    _keep(scene, store, samples=4, shutter=180.0)
     lens_store = tmp_path / "lens"
     _keep(scene, lens_store, samples=4, dof="lens")
     with pytest.raises(hf.InputError, match=r"drawn through the lens \(--dof lens\)"):
