@@ -20,7 +20,7 @@ Image = pytest.importorskip("PIL.Image")
 
 
 # --- files ---------------------------------------------------------------------------------
-def test_bad_files_are_one_line_naming_the_file(tmp_path, monkeypatch):
+def test_missing_files_and_folders_are_one_line_naming_them(tmp_path, monkeypatch):
     missing = tmp_path / "missing.glb"
     with pytest.raises(meshes.ModelError) as excinfo:
         hf.Mesh.load(missing)
@@ -46,6 +46,10 @@ def test_bad_files_are_one_line_naming_the_file(tmp_path, monkeypatch):
         hf.Mesh.load(tmp_path / "toy")
     assert str(excinfo.value) == (f"{tmp_path / 'toy'}: model file not found ("
                                   f"{tmp_path / 'toy'} does not exist)")
+
+
+def test_bad_files_are_one_line_naming_the_file(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)  # (as where the folders above were looked for)
     (tmp_path / "toy").write_bytes(b"x")
     with pytest.raises(meshes.ModelError, match=r"toy: unsupported model format '\(no "
                                                 r"suffix\)'; use one of \.glb"):
@@ -85,6 +89,10 @@ def test_bad_files_are_one_line_naming_the_file(tmp_path, monkeypatch):
     with pytest.raises(meshes.ModelError, match=r"zero\.stl: the file has no triangles: it "
                                                 r"is empty$"):
         hf.Mesh.load(tmp_path / "zero.stl")
+
+
+def test_no_path_or_a_path_given_to_the_class_is_one_line(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
     for given in ("", "  "):  # (was: ".: unsupported model format '(no suffix)'")
         with pytest.raises(meshes.ModelError, match=rf"^Mesh\.load\({given!r}\): give the "
                                                     r"model file's path"):
