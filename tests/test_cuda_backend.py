@@ -27,21 +27,8 @@ class DeviceArray(np.ndarray):
     """A 'device' array for the fake CuPy: NumPy memory, but not taken for host data."""
 
 
-def fake_cupy(emu=None, current=0, count=1, nvrtc_error=None):
-    """A module object standing in for ``cupy``: what CUDABackend and create() use."""
-    cp = types.ModuleType("cupy")
-    cp.__spec__ = importlib.machinery.ModuleSpec("cupy", None)
-    cp.__version__ = "fake"
-    local = threading.local()
-    cp.selected = []  # (device index, thread) on each Device(i).__enter__
-    cp.at_launch = []  # (kernel, current device, thread) at each launch
-    cp.at_alloc = []  # current device at each allocation
-    cp.compiled = []  # (options, current device) of each RawModule
-
-    def current_device():
-        stack = getattr(local, "stack", [])
-        return stack[-1] if stack else 0  # a new thread's current device is 0
-
+def _device_class(cp, current_device, local):
+    """``cupy.cuda.Device``: a ``with`` of it selects its device in this thread."""
     class Device:
         def __init__(self, index=None):
             self.id = current_device() if index is None else index
@@ -55,6 +42,11 @@ def fake_cupy(emu=None, current=0, count=1, nvrtc_error=None):
             local.stack = local.stack[:-1]
             return False
 
+    return Device
+
+
+def _raw_module_class(cp, current_device, emu):
+    """``cupy.RawModule``: records its compile; its kernels run in the CPU emulator."""
     class RawModule:
         def __init__(self, code, options=(), **kw):
             cp.compiled.append((options, current_device()))
@@ -65,26 +57,11 @@ def fake_cupy(emu=None, current=0, count=1, nvrtc_error=None):
                 emu.run(name, grid, block, args)
             return kernel
 
-    def allocating(fn):
-        def wrapped(*a, **kw):
-            cp.at_alloc.append(current_device())
-            return fn(*a, **kw)
-        return wrapped
+    return RawModule
 
-    def getVersion():  # noqa: N802 - NVRTC's name
-        if nvrtc_error is not None:
-            raise nvrtc_error
-        return (12, 9)
 
-    cp.ndarray = DeviceArray
-    cp.asarray = allocating(np.asarray)
-    cp.ascontiguousarray = allocating(np.ascontiguousarray)
-    cp.empty = allocating(np.empty)
-    cp.empty_like = allocating(np.empty_like)
-    cp.zeros = allocating(np.zeros)
-    cp.__getattr__ = lambda name: getattr(np, name)  # the rest (fft, where, ...) as NumPy's
-    cp.asnumpy = lambda a, out=None: np.asarray(a) if out is None else np.copyto(out, a) or out
-    cp.RawModule = RawModule
+def _stream_class(cp):
+    """``cupy.cuda.Stream``: records each stream made (and its thread) and its syncs."""
     class Stream:
         def __init__(self, non_blocking=False):
             self.non_blocking, self.synced = non_blocking, 0
@@ -99,13 +76,61 @@ def fake_cupy(emu=None, current=0, count=1, nvrtc_error=None):
         def synchronize(self):
             self.synced += 1
 
-    cp.streams = []
-    cp.cuda = types.SimpleNamespace(
-        Device=Device, Stream=Stream,
+    return Stream
+
+
+def _set_allocators(cp, current_device):
+    """NumPy's array makers, each recording the current device at the allocation."""
+    def allocating(fn):
+        def wrapped(*a, **kw):
+            cp.at_alloc.append(current_device())
+            return fn(*a, **kw)
+        return wrapped
+
+    cp.asarray = allocating(np.asarray)
+    cp.ascontiguousarray = allocating(np.ascontiguousarray)
+    cp.empty = allocating(np.empty)
+    cp.empty_like = allocating(np.empty_like)
+    cp.zeros = allocating(np.zeros)
+
+
+def _cuda_namespace(cp, current_device, local, count, nvrtc_error):
+    """``cupy.cuda``: Device, Stream, the runtime's queries and NVRTC's version."""
+    def getVersion():  # noqa: N802 - NVRTC's name
+        if nvrtc_error is not None:
+            raise nvrtc_error
+        return (12, 9)
+
+    return types.SimpleNamespace(
+        Device=_device_class(cp, current_device, local), Stream=_stream_class(cp),
         runtime=types.SimpleNamespace(getDeviceCount=lambda: count, getDevice=current_device,
                                       runtimeGetVersion=lambda: 12090,
                                       getDeviceProperties=lambda i: {"name": b"Fake GPU"}),
         nvrtc=types.SimpleNamespace(getVersion=getVersion))
+
+
+def fake_cupy(emu=None, current=0, count=1, nvrtc_error=None):
+    """A module object standing in for ``cupy``: what CUDABackend and create() use."""
+    cp = types.ModuleType("cupy")
+    cp.__spec__ = importlib.machinery.ModuleSpec("cupy", None)
+    cp.__version__ = "fake"
+    local = threading.local()
+    cp.selected = []  # (device index, thread) on each Device(i).__enter__
+    cp.at_launch = []  # (kernel, current device, thread) at each launch
+    cp.at_alloc = []  # current device at each allocation
+    cp.compiled = []  # (options, current device) of each RawModule
+    cp.streams = []  # (stream, thread) of each Stream made
+
+    def current_device():
+        stack = getattr(local, "stack", [])
+        return stack[-1] if stack else 0  # a new thread's current device is 0
+
+    cp.ndarray = DeviceArray
+    _set_allocators(cp, current_device)
+    cp.__getattr__ = lambda name: getattr(np, name)  # the rest (fft, where, ...) as NumPy's
+    cp.asnumpy = lambda a, out=None: np.asarray(a) if out is None else np.copyto(out, a) or out
+    cp.RawModule = _raw_module_class(cp, current_device, emu)
+    cp.cuda = _cuda_namespace(cp, current_device, local, count, nvrtc_error)
     return cp
 
 
