@@ -3,6 +3,7 @@
 their scene (``rules_scene``)."""
 
 import math
+import types
 
 import numpy as np
 
@@ -46,51 +47,22 @@ def gather_by_hand(img, depth, lens, tol):
     weight (besides their own light, which the one in focus spreads to itself alone);
     front over the normalised rest."""
     h, w, _ = img.shape
-    r2 = lens.coc_radius_px(depth, w, h).astype(np.float64) ** 2
-    near = depth < np.float32(lens.focus_distance)
-    ys, xs = np.mgrid[0:h, 0:w]
-    py, px, qy, qx = ys.reshape(-1, 1), xs.reshape(-1, 1), ys.reshape(1, -1), xs.reshape(1, -1)
-    dy, dx = py - qy, px - qx  # from q to p
-    blades = lens.aperture_blades
-
-    def in_bokeh(of_near, radius2):  # p - q inside the bokeh of the pixel with these
-        turned = np.where(of_near, -1, 1)
-        return in_polygon(turned * dy, turned * dx, blades, np.sqrt(np.floor(radius2)))
-
-    area = areas(r2, blades)
-    qn, qr2, qd = near.reshape(1, -1), r2.reshape(1, -1), depth.reshape(1, -1)
-    pn, pr2, pd = near.reshape(-1, 1), r2.reshape(-1, 1), depth.reshape(-1, 1)
-    weight = np.vectorize(lambda k: 1.0 / area[int(k)])(np.floor(qr2))
-    covers = in_bokeh(qn, qr2)
-    front = qd < pd * np.float32(1 - tol)
-    p_weight = weight.reshape(-1, 1)  # each pixel's own 1 / area
-    big = ~front & (qd > pd * np.float32(1 + tol)) & (weight < p_weight)  # behind, larger
-    visible = ~front & ~big & ((qd <= pd * np.float32(1 + tol)) | in_bokeh(pn, pr2))
+    g = _pair_geometry(depth, lens, w, h)
+    wf, wb, wh, wg, ws, opened = _pair_weights(g, tol)
     colour = img.reshape(1, -1, 3)
-    behind = visible & (qd > pd * np.float32(1 + tol))
-    wf, wb, wh, wg = (weight * (covers & m) for m in (front, visible, behind, big))
-    smaller = (qd > pd * np.float32(1 + tol)) & (weight > p_weight)  # behind, smaller disk
-    seer = pn & (pr2 >= 1)
-    seen = (qr2 < 1) | smaller
-    seen &= seer & (dy | dx != 0) & in_bokeh(pn, pr2)
     top = np.float32(max(np.percentile(img[::7].max(-1), 99.9) * 4.0, 1.0))  # every 7th row
     seen_colour = np.minimum(img, top).reshape(1, -1, 3)
     f, fw = (wf[..., None] * colour).sum(1), wf.sum(1)
-    ws = p_weight * seen
     d, dw = (ws[..., None] * seen_colour).sum(1), ws.sum(1)
     b, bw = (wb[..., None] * colour).sum(1), wb.sum(1)
     k, kw = (wh[..., None] * colour).sum(1), wh.sum(1)
-    inside = disk_inside(np, np.rint(1.0 / weight[0].reshape(h, w))).reshape(-1)
+    inside = disk_inside(np, np.rint(1.0 / g.weight[0].reshape(h, w))).reshape(-1)
     # what the pixel's disk sees past its surface: the larger far light's own spread, as
     # far as it covers the pixel, and no more than the share of its own bokeh it lies in
-    g, gw = (wg[..., None] * colour).sum(1), wg.sum(1)
-    opened = (p_weight * (big & in_bokeh(pn, pr2))).sum(1)
-    sg = np.where((gw > 0) & (inside - fw - bw > 1e-4),
-                  np.minimum(np.minimum(inside - fw - bw, gw), opened), 0)
-    b, bw = b + sg[:, None] * g / np.where(gw > 0, gw, 1)[:, None], bw + sg
+    spread, sw = (wg[..., None] * colour).sum(1), wg.sum(1)
+    b, bw = _add_light(b, bw, spread, sw, inside - fw - bw, opened)
     # then what it sees behind, as far as that lies within its bokeh
-    sd = np.where((dw > 0) & (inside - fw - bw > 1e-4), np.minimum(inside - fw - bw, dw), 0)
-    b, bw = b + sd[:, None] * d / np.where(dw > 0, dw, 1)[:, None], bw + sd
+    b, bw = _add_light(b, bw, d, dw, inside - fw - bw, np.inf)
     # what it still misses, beyond a few tenths, is what it sees behind
     short = np.where(kw > 0, np.maximum(inside - fw - bw, 0), 0)
     short *= np.clip((short - FILL_FROM) / (FILL_FULL - FILL_FROM), 0, 1)
@@ -98,6 +70,56 @@ def gather_by_hand(img, depth, lens, tol):
     under = (b + short[:, None] * fill) / (bw + short)[:, None]
     out = under * (1 - np.minimum(fw, 1))[:, None] + f / np.maximum(fw, 1)[:, None]
     return out.reshape(h, w, 3)
+
+
+def _pair_geometry(depth, lens, w, h):
+    """Every pair of an output pixel p (rows) and a source q (columns): p - q (``dy``,
+    ``dx``), and each side's near flag, squared radius, depth; each q's weight 1 / area and
+    each p's own (``p_weight``)."""
+    r2 = lens.coc_radius_px(depth, w, h).astype(np.float64) ** 2
+    near = depth < np.float32(lens.focus_distance)
+    ys, xs = np.mgrid[0:h, 0:w]
+    py, px, qy, qx = ys.reshape(-1, 1), xs.reshape(-1, 1), ys.reshape(1, -1), xs.reshape(1, -1)
+    area = areas(r2, lens.aperture_blades)
+    qr2 = r2.reshape(1, -1)
+    weight = np.vectorize(lambda k: 1.0 / area[int(k)])(np.floor(qr2))
+    return types.SimpleNamespace(
+        dy=py - qy, dx=px - qx, blades=lens.aperture_blades,  # from q to p
+        qn=near.reshape(1, -1), qr2=qr2, qd=depth.reshape(1, -1),
+        pn=near.reshape(-1, 1), pr2=r2.reshape(-1, 1), pd=depth.reshape(-1, 1),
+        weight=weight, p_weight=weight.reshape(-1, 1))
+
+
+def _in_bokeh(g, of_near, radius2):
+    """p - q inside the bokeh of the pixel with these (turned over before the focus)."""
+    turned = np.where(of_near, -1, 1)
+    return in_polygon(turned * g.dy, turned * g.dx, g.blades, np.sqrt(np.floor(radius2)))
+
+
+def _pair_weights(g, tol):
+    """Each pair's weight as front light, visible light, light behind and larger far light
+    (each where q covers p), as p sees it behind, and the share of p's bokeh the larger far
+    light lies in (``opened``)."""
+    covers, own = _in_bokeh(g, g.qn, g.qr2), _in_bokeh(g, g.pn, g.pr2)
+    front = g.qd < g.pd * np.float32(1 - tol)
+    farther = g.qd > g.pd * np.float32(1 + tol)
+    big = ~front & farther & (g.weight < g.p_weight)  # behind, larger
+    visible = ~front & ~big & ((g.qd <= g.pd * np.float32(1 + tol)) | own)
+    behind = visible & farther
+    wf, wb, wh, wg = (g.weight * (covers & m) for m in (front, visible, behind, big))
+    smaller = farther & (g.weight > g.p_weight)  # behind, smaller disk
+    seer = g.pn & (g.pr2 >= 1)
+    seen = (g.qr2 < 1) | smaller
+    seen &= seer & (g.dy | g.dx != 0) & own
+    opened = (g.p_weight * (big & own)).sum(1)
+    return wf, wb, wh, wg, g.p_weight * seen, opened
+
+
+def _add_light(b, bw, light, lw, room, cap):
+    """Adds the mean of ``light`` (summed weight ``lw``) where the disk has room left
+    (over 1e-4), as much as it has, at most ``lw`` and ``cap``."""
+    s = np.where((lw > 0) & (room > 1e-4), np.minimum(np.minimum(room, lw), cap), 0)
+    return b + s[:, None] * light / np.where(lw > 0, lw, 1)[:, None], bw + s
 
 
 def rules_scene(rng, blades):
