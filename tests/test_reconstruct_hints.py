@@ -12,14 +12,8 @@ from render_helpers import render_frames
 import hfrender as hf
 
 
-@pytest.mark.parametrize("args, told", [([], True), (["--samples", "64"], False),
-                                        (["--dof", "depth"], False)])
-def test_too_few_lens_positions_for_the_blur_are_said(tmp_path, caplog, args, told):
-    """A foreground post 0.7 m away at f/1.4, focused at 2 m: a 30 px blur drawn from 8 lens
-    positions showed as 8 copies of it, with "dof lens" alone said. A fixed count that
-    spreads them more than 8 px apart is now said, with what blurs it smoothly."""
-    from hfrender.cli import main
-
+def _post_scene(tmp_path):
+    """A foreground post 0.7 m away at f/1.4, focused on a wall at 2 m."""
     scene = tmp_path / "post.py"
     scene.write_text(textwrap.dedent("""
         import hfrender as hf
@@ -35,6 +29,18 @@ def test_too_few_lens_positions_for_the_blur_are_said(tmp_path, caplog, args, to
                 self.camera.f_stop = 1.4
                 self.camera.focus_distance = 2.0
     """))
+    return scene
+
+
+@pytest.mark.parametrize("args, told", [([], True), (["--samples", "64"], False),
+                                        (["--dof", "depth"], False)])
+def test_too_few_lens_positions_for_the_blur_are_said(tmp_path, caplog, args, told):
+    """A foreground post 0.7 m away at f/1.4, focused at 2 m: a 30 px blur drawn from 8 lens
+    positions showed as 8 copies of it, with "dof lens" alone said. A fixed count that
+    spreads them more than 8 px apart is now said, with what blurs it smoothly."""
+    from hfrender.cli import main
+
+    scene = _post_scene(tmp_path)
     with caplog.at_level("WARNING"):
         assert main(["still", str(scene), "-o", str(tmp_path / "p.png"), "--size", "640x360",
                      *args]) == 0
@@ -61,7 +67,14 @@ def test_too_few_lens_positions_for_the_blur_are_said(tmp_path, caplog, args, to
     assert m, said[0]
     assert abs(int(m.group(1)) - coc) <= 1 and abs(int(m.group(2)) - coc / 8 ** 0.5) <= 1
     assert abs(int(m.group(3)) - (coc / 4) ** 2) <= 0.1 * (coc / 4) ** 2  # 4 px apart
-    caplog.clear()  # nearer, past what auto draws by default: its range is named
+
+
+def test_a_post_nearer_is_told_auto_s_range_then_dof_depth_alone(tmp_path, caplog):
+    """The post above nearer: past what auto draws by default, its range is named; nearer
+    still, more than any count: --dof depth alone."""
+    from hfrender.cli import main
+
+    scene, args = _post_scene(tmp_path), []  # (as the parametrized test's first case)
     scene.write_text(scene.read_text().replace("position=(0, 0, -0.7)", "position=(0, 0, -0.3)"))
     with caplog.at_level("WARNING"):
         assert main(["still", str(scene), "-o", str(tmp_path / "p.png"), "--size", "640x360",
@@ -139,40 +152,44 @@ def test_the_copies_of_a_lamp_a_few_pixels_across_are_warned_of(tmp_path, caplog
     assert len(said) == 1 and re.match(rf"frame 0 blurs up to {round(coc)} px", said[0]), said
 
 
+FAST = textwrap.dedent("""
+    import hfrender as hf
+
+    class Fast(hf.Scene):
+        duration = 0.2
+
+        def setup(self):
+            self.bar = self.add(hf.Cube(scale=(0.05, 1, 0.05)))
+            self.camera.position = (0, 0, 5)
+            self.camera.look_at((0, 0, 0))
+
+        def update(self, t):
+            self.bar.position = (SPEED * (t - 0.1), 0, 0)
+""")  # a bar moving across the view at SPEED m/s, in mid-frame at t = 0.1
+
+
+def _copies_told(tmp_path, caplog, source, speed, *args):
+    """A still at t = 0.1 of ``source`` at ``speed``: the lines saying sub-frames show as
+    copies (every warning stays in caplog)."""
+    from hfrender.cli import main
+
+    scene = tmp_path / "fast.py"
+    scene.write_text(source.replace("SPEED", f"{speed:.1f}"))
+    caplog.clear()
+    with caplog.at_level("WARNING"):
+        assert main(["still", str(scene), "-o", str(tmp_path / "p.png"), "-t", "0.1",
+                     "--size", "640x360", *args]) == 0
+    return [r.getMessage() for r in caplog.records if "sub-frames show" in r.getMessage()]
+
+
 @pytest.mark.usefixtures("gl_context")
 def test_a_render_of_fast_motion_with_few_samples_says_its_copies(tmp_path, caplog):
     """A trial's propeller strobed as 8 copies 19 px apart without a word, where lens depth
     of field's copies were said: a fixed count whose sub-frames lie more than 8 px apart at
     the frame's fastest pixels says so, with what blurs it (not with --samples auto, nor
     where reconstruction fills gaps that size, nor for slow motion)."""
-    import re
-    import textwrap
-
-    from hfrender.cli import main
-
-    scene = tmp_path / "fast.py"
-    source = textwrap.dedent("""
-        import hfrender as hf
-
-        class Fast(hf.Scene):
-            duration = 0.2
-
-            def setup(self):
-                self.bar = self.add(hf.Cube(scale=(0.05, 1, 0.05)))
-                self.camera.position = (0, 0, 5)
-                self.camera.look_at((0, 0, 0))
-
-            def update(self, t):
-                self.bar.position = (SPEED * (t - 0.1), 0, 0)
-    """)
-
     def told(speed, *args):
-        scene.write_text(source.replace("SPEED", f"{speed:.1f}"))
-        caplog.clear()
-        with caplog.at_level("WARNING"):
-            assert main(["still", str(scene), "-o", str(tmp_path / "p.png"), "-t", "0.1",
-                         "--size", "640x360", *args]) == 0
-        return [r.getMessage() for r in caplog.records if "sub-frames show" in r.getMessage()]
+        return _copies_told(tmp_path, caplog, FAST, speed, *args)
 
     # 640 px over 5 m * 36 / 50 = 3.6 m at the bar: 177.8 px/m; 30 m/s over 1/60 s: 88.9 px
     said = told(30.0)
@@ -188,10 +205,15 @@ def test_a_render_of_fast_motion_with_few_samples_says_its_copies(tmp_path, capl
     assert told(30.0, "--samples", "auto") == []
     assert told(30.0, "--reconstruct", "on") == []  # 11 px: reconstruction fills it
     assert told(6.0) == []  # 18 px over 8 sub-frames: 2 px apart
+
+
+@pytest.mark.usefixtures("gl_context")
+def test_a_jump_mid_shutter_is_told_as_a_cut_not_as_copies(tmp_path, caplog):
+    """The bar above jumping at frame 3's time instead of moving."""
     # a jump at frame 3's time (mid-shutter): a cut, not motion to reconstruct (a trial's
     # "moves up to 166667 px ... --reconstruct on blurs it smoothly")
-    source = source.replace("SPEED * (t - 0.1)", "(-1 if t < 0.1 else 1) * SPEED / 30")
-    assert told(30.0) == []
+    source = FAST.replace("SPEED * (t - 0.1)", "(-1 if t < 0.1 else 1) * SPEED / 30")
+    assert _copies_told(tmp_path, caplog, source, 30.0) == []
     jumps = [r.getMessage() for r in caplog.records if "jumps" in r.getMessage()]
     assert len(jumps) == 1 and re.fullmatch(
         r"frame 3: something jumps while the shutter is open \((\d+) times the picture's "
@@ -199,7 +221,8 @@ def test_a_render_of_fast_motion_with_few_samples_says_its_copies(tmp_path, capl
         r"between two frames' shutters at a frame's time k / fps with --shutter-position "
         r"start, at \(k \+ 1/2\) / fps with the centred shutter \(of at most 360 degrees\)",
         jumps[0]), jumps
-    told(30.0, "--shutter-position", "start")  # the cut at the shutter's opening: unsaid
+    # the cut at the shutter's opening: unsaid
+    _copies_told(tmp_path, caplog, source, 30.0, "--shutter-position", "start")
     assert not [r for r in caplog.records if "jumps" in r.getMessage()]
 
 
