@@ -73,8 +73,12 @@ motion-blur = 3
 """
 
 
-def test_a_batch_on_ray_runs_the_chunks_of_every_job(local_ray, tmp_path):
-    import json
+def _two_batch_folders(tmp_path):
+    """ray/ and local/ under ``tmp_path``, each with the slow scene, a broken one (failing
+    from t = 1 s), BATCH as jobs.toml and a 40-frame clip.mp4."""
+    import subprocess
+
+    import imageio_ffmpeg
 
     for name in ("ray", "local"):
         folder = tmp_path / name
@@ -84,22 +88,13 @@ def test_a_batch_on_ray_runs_the_chunks_of_every_job(local_ray, tmp_path):
             (folder / "slow.py").read_text().replace("time.sleep(0.0)",
                                                      "assert t < 1.0, 'broken scene'"))
         (folder / "jobs.toml").write_text(BATCH)
-        import subprocess
-
-        import imageio_ffmpeg
-
         subprocess.run([imageio_ffmpeg.get_ffmpeg_exe(), "-hide_banner", "-loglevel", "error",
                         "-f", "lavfi", "-i", "testsrc=size=32x18:rate=30", "-frames:v", "40",
                         "-pix_fmt", "yuv420p", str(folder / "clip.mp4")], check=True)
-    args = ["--summary", "s.json", "--quiet"]
-    assert main(["batch", str(tmp_path / "ray" / "jobs.toml"), "--ray", *args[:1],
-                 str(tmp_path / "ray" / "s.json"), args[2]]) == 1
-    assert main(["batch", str(tmp_path / "local" / "jobs.toml"), *args[:1],
-                 str(tmp_path / "local" / "s.json"), args[2]]) == 1
-    ray_r = {r["name"]: r for r in json.loads((tmp_path / "ray" / "s.json").read_text())}
-    local_r = {r["name"]: r for r in json.loads((tmp_path / "local" / "s.json").read_text())}
-    assert [r["status"] for r in ray_r.values()] == ["done", "done", "failed", "done", "done",
-                                                    "done"]
+
+
+def _assert_the_same_frames(tmp_path):
+    """The sequence job's 6 frames and the transparent job's 3: Ray's pixels as here's."""
     import imageio.v3 as iio
 
     for i in range(6):  # the sequence job, on Ray too: the same pixels
@@ -110,6 +105,22 @@ def test_a_batch_on_ray_runs_the_chunks_of_every_job(local_ray, tmp_path):
         np.testing.assert_array_equal(
             iio.imread(tmp_path / "ray" / "out" / "clear" / f"{i:03d}.png"),
             iio.imread(tmp_path / "local" / "out" / "clear" / f"{i:03d}.png"))
+
+
+def test_a_batch_on_ray_runs_the_chunks_of_every_job(local_ray, tmp_path):
+    import json
+
+    _two_batch_folders(tmp_path)
+    args = ["--summary", "s.json", "--quiet"]
+    assert main(["batch", str(tmp_path / "ray" / "jobs.toml"), "--ray", *args[:1],
+                 str(tmp_path / "ray" / "s.json"), args[2]]) == 1
+    assert main(["batch", str(tmp_path / "local" / "jobs.toml"), *args[:1],
+                 str(tmp_path / "local" / "s.json"), args[2]]) == 1
+    ray_r = {r["name"]: r for r in json.loads((tmp_path / "ray" / "s.json").read_text())}
+    local_r = {r["name"]: r for r in json.loads((tmp_path / "local" / "s.json").read_text())}
+    assert [r["status"] for r in ray_r.values()] == ["done", "done", "failed", "done", "done",
+                                                    "done"]
+    _assert_the_same_frames(tmp_path)
     assert "broken scene" in ray_r["broken"]["error"]
     assert ray_r["broken"]["error"].endswith(  # not the worker's path; as the batch here
         f"broken scene ({tmp_path / 'ray' / 'broken.py'}:10)")  # names it (was: broken.py:10)
