@@ -129,6 +129,13 @@ def test_hfrender_toml_takes_them(tmp_path, monkeypatch, capsys):
     assert main(["render", BAR, "-o", "b.mp4"]) == 2
     assert capsys.readouterr().err == (f"hfrender: error: {toml}: [render] pix-fmt and "
                                        "pix_fmt are one setting; give it once\n")
+
+
+def test_hfrender_toml_s_defaults_go_where_they_fit(tmp_path, monkeypatch, capsys):
+    """A project's video and frame defaults, each used where it fits; its unknown keys
+    answered with the known ones; its output; a flag over one of its values."""
+    monkeypatch.chdir(tmp_path)
+    toml = tmp_path / "hfrender.toml"
     toml.write_text('[render]\ncrf = 12\npix_fmt = "yuv420p10le"\nbit_depth = 16\n'
                     'size = "64x16"\nduration = 0.1\n')  # a project's video and frame defaults
     assert main(["render", BAR, "-o", "fr/%02d.png", "--quiet"]) == 0  # (was: "--crf 12
