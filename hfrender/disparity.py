@@ -120,7 +120,8 @@ def inverse(frame: Any) -> Any:
         return frame  # a 0-d map's shape: was "'numpy.float32' object does not support item
     #                   assignment" below)
     one = np.iinfo(frame.dtype).max if frame.dtype.kind in "iu" else 1
-    d = frame.astype(np.float32) / np.float32(one)
+    with np.errstate(over="ignore"):  # (float64 past float32's range: inf, refused after)
+        d = frame.astype(np.float32) / np.float32(one)
     with np.errstate(divide="ignore", invalid="ignore"):
         u = np.float32(1) / d
     u[d <= 0] = np.inf

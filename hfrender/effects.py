@@ -137,7 +137,8 @@ def depth_of_field(frames: Any, depth: Any, *, focus_distance: float | None = No
     single = arr.ndim == 3
     darr, _, _ = to_array(depth, "depth")
     spec = disparity_of(depth_kind, o)  # None: a distance
-    darr = validate.depth(inverse(darr) if spec else darr, arr.shape, "depth", True, bool(spec))
+    darr = validate.depth(inverse(darr) if spec else darr, arr.shape, "depth", True, bool(spec),
+                          given=darr if spec else None)  # (a disparity named as given)
     arr, darr = (arr[None], darr[None]) if single else (arr, darr)
     linear_light = validate.flag(linear_light, "linear_light")
     method = check_method(method, "method")

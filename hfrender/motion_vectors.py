@@ -140,16 +140,15 @@ def _velocity(velocity: Any, size: tuple[int, int, int], most: float | None = No
     if not np.isfinite(arr).all():
         f, y, x, c = (int(i) for i in np.argwhere(~np.isfinite(arr))[0])
         raise _refused(partial(_not_finite, "xy"[c], float(arr[f, y, x, c])), f, y, x, single)
-    arr = np.ascontiguousarray(arr, np.float32)
-    length = np.hypot(arr[..., 0].astype(np.float64), arr[..., 1].astype(np.float64))
+    length = np.hypot(arr[..., 0], arr[..., 1])  # float64, as given (was: of float32, where
+    #                                               1e300 px was said "inf px")
     limit = ABSURD * float(np.hypot(h, w))
     if min(length.max(), math.inf if most is None else most) > limit:
         f, y, x = (int(i) for i in np.unravel_index(np.argmax(length), length.shape))
         raise _refused(partial(_absurd, float(length.max()), most, limit), f, y, x, single)
     if most is not None and length.max() > most:  # Blender's Max Speed: the direction kept
-        arr = (arr * np.minimum(1.0, most / np.maximum(length, most))[..., None]
-               ).astype(np.float32)
-    return arr
+        arr = arr * np.minimum(1.0, most / np.maximum(length, most))[..., None]
+    return np.ascontiguousarray(arr, np.float32)
 
 
 def _at(f: int, y: int, x: int, single: bool) -> str:

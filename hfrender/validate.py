@@ -175,23 +175,28 @@ def _unit_axes(shape: tuple) -> tuple:
 
 def depth(arr: np.ndarray, frames_shape: tuple, name: str = "depth",
           one_for_all: bool = False, disparity: bool = False,
-          argument: str | None = None, positive: bool = True) -> np.ndarray:
+          argument: str | None = None, positive: bool = True,
+          given: np.ndarray | None = None) -> np.ndarray:
     """Depth ``(N, H, W)`` (or ``(N, H, W, 1)``) matching ``frames_shape``, > 0, no NaN;
     ``one_for_all``: an ``(H, W)`` depth for every frame of a batch (a locked-off shot), as
     a broadcast view (NumPy or CuPy); ``disparity``: ``arr`` is a disparity map's
     :func:`hfrender.disparity.inverse`, its NaN a NaN or +inf of the map, said so;
     ``argument``: the name a fix is given for where ``name`` labels more (push's ``depth``
     of ``depth frame 3``; was advised 'pass depth frame 3 * 0.001'); ``positive``: a
-    distance <= 0 refused (False: taken, where no lens may read it: push's)."""
+    distance <= 0 refused (False: taken, where no lens may read it: push's); ``given``:
+    the values a refusal names, of ``arr``'s shape (default ``arr``'s own, before float32:
+    1e-300 named so, not as the 0 it is there; a disparity map's, of its stand-in)."""
     want = frames_shape[:-1]
+    given = arr if given is None else given
     if arr.shape != want and _unit_axes(arr.shape) == _unit_axes(want) and \
             arr.ndim <= len(want) + 2:  # (H, W, 1), (1, H, W), a tensor's (N, 1, H, W) ...
-        arr = arr.reshape(want)  # (a view)
+        arr, given = arr.reshape(want), given.reshape(want)  # (views)
     several = len(want) == 3 and want[0] > 1  # (its bad values named by frame)
     if one_for_all and len(want) == 3 and arr.shape != want and arr.ndim <= 4 and \
             _unit_axes(arr.shape) == _unit_axes(want[1:]):  # (H, W), (1, H, W), (H, W, 1)
         xp = np if isinstance(arr, np.ndarray) else importlib.import_module("cupy")
-        arr, several = xp.broadcast_to(arr.reshape(want[1:]), want), False
+        arr, given = (xp.broadcast_to(a.reshape(want[1:]), want) for a in (arr, given))
+        several = False
     if arr.shape != want:
         raise InputError(
             f"{name} has shape {arr.shape}; it must match frames {frames_shape} without the "
@@ -213,10 +218,15 @@ def depth(arr: np.ndarray, frames_shape: tuple, name: str = "depth",
         bad = arr <= 0
     if bad.any():  # the first frame holding one, said as fx says a depth frame
         f = int(np.argwhere(bad)[0][0]) if arr.ndim == 3 else None
-        frame = arr if f is None else arr[f]
-        raise _refused(np.asarray(frame if isinstance(frame, np.ndarray) else frame.get()),
-                       name if f is None or not several else f"{name} frame {f}", disparity)
+        frame, value = (arr, given) if f is None else (arr[f], given[f])
+        raise _refused(_host(frame), name if f is None or not several else f"{name} frame {f}",
+                       disparity, given=_host(value))
     return arr
+
+
+def _host(arr: Any) -> np.ndarray:
+    """A NumPy or CuPy array on the host."""
+    return np.asarray(arr if isinstance(arr, np.ndarray) else arr.get())
 
 
 def unlikely_metres(arr: np.ndarray) -> float | None:
@@ -337,11 +347,11 @@ def depth_frame(arr: np.ndarray, index: int, name: str = "depth", file: object =
     if arr.dtype.kind not in "fiu":
         raise InputTypeError(f"{name} frame {index} has dtype {arr.dtype}; depth must be "
                              "numeric (float32 metres)")
-    arr = np.asarray(arr, np.float32)
+    given, arr = arr, np.asarray(arr, np.float32)
     if (arr > 0).all():  # (NaN and <= 0 in one pass)
         return arr
     name = f"{name} frame {index}" + ("" if file is None else f" ({file})")
-    raise _refused(arr, name, disparity, ZERO_IS_SKY)
+    raise _refused(arr, name, disparity, ZERO_IS_SKY, given)
 
 
 ZERO_IS_SKY = ("hfrender fx --depth-zero-is-sky reads 0 as sky, --depth-range NEAR,FAR a pass "
@@ -349,22 +359,32 @@ ZERO_IS_SKY = ("hfrender fx --depth-zero-is-sky reads 0 as sky, --depth-range NE
 
 
 def _refused(arr: np.ndarray, name: str, disparity: bool = False,
-             zero: str = "") -> InputError:
+             zero: str = "", given: np.ndarray | None = None) -> InputError:
     """The line for a depth frame ``arr`` (H, W) holding a NaN (told first) or a value
     <= 0: how many, the first's row and column (:func:`at`), what depth must be (``name``:
     which frame; ``disparity``: a NaN a NaN or +inf of a disparity map; ``zero``: what
-    reads a first value of 0, fx's flags). One wording for the library and fx."""
+    reads a first value of 0, fx's flags). ``given``: the frame as given, before float32,
+    whose value is named (a depth of 1e-300 is 0 in float32, a disparity of 1e300 inf:
+    named as given, said so). One wording for the library and fx."""
     nan = np.isnan(arr)
     kind = nan if nan.any() else ~(arr > 0)
     count = int(kind.sum())
     y, x = (int(i) for i in np.argwhere(kind)[0])
-    value = float(arr[y, x])
+    value = float(arr[y, x] if given is None else given[y, x])
     if kind is nan and disparity:
-        what = ("a NaN or infinite disparity" if count == 1 else
-                f"{count} NaN or infinite disparities, the first")
+        if math.isfinite(value):  # past float32's range: inf there, no disparity
+            what = (f"a disparity of {value:g}, infinite in float32 (as a map is read)," if
+                    count == 1 else f"{count} NaN or infinite disparities (in float32, as a "
+                    f"map is read), the first {value:g}")
+        else:
+            what = ("a NaN or infinite disparity" if count == 1 else
+                    f"{count} NaN or infinite disparities, the first")
         return InputError(f"{name} has {what} {at(y, x)}; {NO_DISPARITY}")
     if kind is nan:
         what = "a NaN" if count == 1 else f"{count} NaNs, the first"
+    elif value > 0:  # under float32's smallest: 0 there
+        what = (f"a value of {value:g}, 0 in float32 (as depth is read)," if count == 1
+                else f"{count} values <= 0 in float32 (as depth is read), the first {value:g}")
     else:
         what = (f"a value <= 0 ({value:g})" if count == 1
                 else f"{count} values <= 0, the first {value:g}")

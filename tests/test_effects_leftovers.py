@@ -1,0 +1,101 @@
+"""Small leftovers of the effects library a user's probe found: values past float32's range
+named as given, big-endian frames' result dtype as documented, the docs' float recipe giving
+float32, a pool's (H, W) grey frame hinted, and Decimal numbers taken as Fractions are."""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import pytest
+
+import hfrender as hf
+from hfrender.errors import InputError
+
+
+@pytest.fixture
+def rng() -> np.random.Generator:
+    return np.random.default_rng(1515)
+
+
+def clip(rng: np.random.Generator, n: int = 2, c: int = 3) -> np.ndarray:
+    return rng.integers(0, 65536, (n, 8, 8, c), dtype=np.uint16)
+
+
+# 1. float64 values outside float32's range: the value given is the value named
+
+
+def test_a_depth_under_float32s_smallest_is_named_as_given(rng):
+    """1e-300 m is 0 in float32, as depth is read: refused, but was said "<= 0 (0)"."""
+    depth = rng.uniform(1.0, 5.0, (8, 8))
+    depth[1, 2] = 1e-300
+    with pytest.raises(InputError) as err:
+        hf.depth_of_field(clip(rng), depth, focus_distance=2.0, f_stop=2.0)
+    line = str(err.value)
+    assert "a value of 1e-300, 0 in float32 (as depth is read), at row 1, column 2" in line
+    assert "(0)" not in line and "<= 0 (" not in line
+    assert len(line.splitlines()) == 1
+
+
+def test_several_tiny_depths_name_the_first_as_given(rng):
+    depth = rng.uniform(1.0, 5.0, (8, 8))
+    depth[3, 4], depth[5, 6] = 2e-310, -1.0
+    with pytest.raises(InputError, match=r"depth has 2 values <= 0 in float32 \(as depth is "
+                       r"read\), the first 2e-310 at row 3, column 4"):
+        hf.depth_of_field(clip(rng), depth, focus_distance=2.0, f_stop=2.0)
+
+
+def test_a_depth_at_zero_is_still_said_as_it_was(rng):
+    depth = rng.uniform(1.0, 5.0, (8, 8))
+    depth[2, 3] = -0.5
+    with pytest.raises(InputError, match=r"depth has a value <= 0 \(-0\.5\) at row 2, "
+                       r"column 3; depth must be a distance > 0"):
+        hf.depth_of_field(clip(rng), depth, focus_distance=2.0, f_stop=2.0)
+
+
+def test_a_disparity_past_float32s_largest_is_named_as_given(rng):
+    """1e300 is finite, infinite in float32: was "a NaN or infinite disparity" (and NumPy's
+    RuntimeWarning of an overflow in a cast beside it)."""
+    disparity = rng.uniform(0.1, 1.0, (8, 8))
+    disparity[4, 1] = 1e300
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        with pytest.raises(InputError) as err:
+            hf.depth_of_field(clip(rng), disparity, depth_kind="disparity",
+                              focus_pixel=(0, 0), max_blur=4.0)
+    line = str(err.value)
+    assert line.startswith("depth has a disparity of 1e+300, infinite in float32 (as a map is "
+                           "read), at row 4, column 1; a disparity must be a finite number")
+    assert "NaN" not in line
+
+
+def test_a_nan_disparity_is_still_said_as_it_was(rng):
+    disparity = rng.uniform(0.1, 1.0, (8, 8))
+    disparity[2, 5] = np.nan
+    with pytest.raises(InputError, match=r"depth has a NaN or infinite disparity at row 2, "
+                       r"column 5"):
+        hf.depth_of_field(clip(rng), disparity, depth_kind="disparity",
+                          focus_pixel=(0, 0), max_blur=4.0)
+
+
+def test_a_velocity_past_float32s_largest_is_named_as_given(rng):
+    """1e300 px a frame was said "inf px a frame"."""
+    velocity = rng.uniform(-3.0, 3.0, (8, 8, 2))
+    velocity[6, 2, 0] = 1e300
+    with pytest.raises(InputError) as err:
+        hf.vector_blur(clip(rng, 1)[0], velocity)
+    line = str(err.value)
+    assert "velocity at row 6, column 2 is 1e+300 px a frame, over 100 frame diagonals" in line
+    assert "inf" not in line
+
+
+def test_a_huge_velocity_clamped_keeps_its_direction(rng):
+    """Clamped by max_length, a float64 vector past float32's range is its direction at
+    max_length (was: inf times the scale, in float32)."""
+    frame = clip(rng, 1)[0]
+    velocity = np.zeros((8, 8, 2))
+    velocity[3, 3] = (3e300, -4e300)
+    clamped = velocity.copy()
+    clamped[3, 3] = (3.0, -4.0)
+    got = hf.vector_blur(frame, velocity, max_length=5.0)
+    np.testing.assert_array_equal(got, hf.vector_blur(frame, clamped))
