@@ -1,7 +1,8 @@
 """The effects library: arrays in, blurred arrays out.
 
 ``motion_blur`` and ``depth_of_field`` take frames from any tool (NumPy, or anything
-speaking DLPack) and return the same kind of array with the same dtype. ``fuse`` is the
+speaking DLPack) and return the same kind of array with the same dtype (in this machine's
+byte order, as NumPy's ufuncs give it: ``'>u2'`` frames give uint16). ``fuse`` is the
 one-pass entry point over a :class:`HyperFrame` that the render loop uses.
 """
 
@@ -66,7 +67,8 @@ def motion_blur(frames: Any, window: int, *, stride: int | None = None,
 
     Returns
     -------
-    The input's family and dtype, ``(M, H, W, C)``, rounded (``out`` itself when given).
+    The input's family and dtype (in this machine's byte order: ``'>u2'`` frames give
+    uint16, as NumPy's ufuncs do), ``(M, H, W, C)``, rounded (``out`` itself when given).
     """
     arr, back, on_device = to_array(frames, "frames")
     validate.frames(arr)
@@ -123,7 +125,8 @@ def depth_of_field(frames: Any, depth: Any, *, focus_distance: float | None = No
 
     Returns
     -------
-    Array of the input's family, dtype and shape.
+    Array of the input's family, dtype (in this machine's byte order, as
+    :func:`motion_blur`'s) and shape.
 
     Notes
     -----

@@ -5,12 +5,15 @@ float32, a pool's (H, W) grey frame hinted, and Decimal numbers taken as Fractio
 from __future__ import annotations
 
 import warnings
+from pathlib import Path
 
 import numpy as np
 import pytest
 
 import hfrender as hf
 from hfrender.errors import InputError
+
+DOCS = Path(__file__).resolve().parents[1] / "docs" / "effects.md"
 
 
 @pytest.fixture
@@ -99,3 +102,21 @@ def test_a_huge_velocity_clamped_keeps_its_direction(rng):
     clamped[3, 3] = (3.0, -4.0)
     got = hf.vector_blur(frame, velocity, max_length=5.0)
     np.testing.assert_array_equal(got, hf.vector_blur(frame, clamped))
+
+
+# 2. big-endian frames: the result in this machine's byte order, as NumPy's ufuncs give
+
+
+def test_big_endian_frames_come_back_in_this_machines_order_of_the_same_kind(rng):
+    frames = clip(rng, 4)
+    got = hf.motion_blur(frames.astype(">u2"), 2)
+    assert got.dtype == np.dtype(np.uint16) and got.dtype.isnative
+    assert got.dtype == np.add(frames.astype(">u2"), frames.astype(">u2")).dtype
+    np.testing.assert_array_equal(got, hf.motion_blur(frames, 2))
+
+
+def test_the_docs_say_the_byte_order_the_result_has():
+    text = DOCS.read_text()
+    row = next(line for line in text.splitlines() if line.startswith("| `frames` |"))
+    assert "The result has the input's dtype in this machine's byte order" in row
+    assert "`'>u2'` frames give `uint16`" in row
