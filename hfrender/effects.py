@@ -48,7 +48,8 @@ def motion_blur(frames: Any, window: int, *, stride: int | None = None,
     linear_light : blend integer frames in linear light (decode sRGB, blend, encode);
         ``False`` blends code values, as ``ffmpeg -vf tmix`` does. Alpha is always linear.
         float32 frames are linear light either way: sRGB-encoded floats (torchvision's
-        ``ToTensor``) go in as 16-bit codes, ``(x * 65535).round().astype(numpy.uint16)``.
+        ``ToTensor``) go in as 16-bit codes, ``(x * 65535).round().astype(numpy.uint16)``,
+        and come back as float32 by ``/ numpy.float32(65535)`` (``/ 65535``: float64).
     premultiplied : how RGBA frames carry alpha. ``True`` (default): colour is
         premultiplied (as hfrender renders it): every channel is blended alike, which is
         how light and coverage blend. ``False``: straight colour (as PNG files hold it):

@@ -4,6 +4,7 @@ float32, a pool's (H, W) grey frame hinted, and Decimal numbers taken as Fractio
 
 from __future__ import annotations
 
+import re
 import warnings
 from pathlib import Path
 
@@ -120,3 +121,18 @@ def test_the_docs_say_the_byte_order_the_result_has():
     row = next(line for line in text.splitlines() if line.startswith("| `frames` |"))
     assert "The result has the input's dtype in this machine's byte order" in row
     assert "`'>u2'` frames give `uint16`" in row
+
+
+# 3. the docs' recipe for sRGB floats gives float32, as it says
+
+
+def test_the_docs_recipe_for_srgb_floats_gives_float32(rng):
+    text = DOCS.read_text()
+    recipe = re.search(r"`(hf\.motion_blur\(\(x \* 65535\)[^`]*)`", text)
+    assert recipe is not None
+    x = rng.random((4, 8, 8, 3), dtype=np.float32)
+    got = eval(recipe[1].replace("...", "2"), {"hf": hf, "np": np, "x": x})  # noqa: S307
+    assert got.dtype == np.float32
+    codes = hf.motion_blur((x * 65535).round().astype(np.uint16), 2)
+    np.testing.assert_allclose(got, codes / 65535, rtol=1e-6)
+    assert "float32" in text[recipe.end():recipe.end() + 200]
