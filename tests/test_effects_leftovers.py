@@ -136,3 +136,25 @@ def test_the_docs_recipe_for_srgb_floats_gives_float32(rng):
     codes = hf.motion_blur((x * 65535).round().astype(np.uint16), 2)
     np.testing.assert_allclose(got, codes / 65535, rtol=1e-6)
     assert "float32" in text[recipe.end():recipe.end() + 200]
+
+
+# 4. a pool's (H, W) grey frame: the [..., None] hint other calls give
+
+
+def test_a_grey_frame_without_its_channel_is_hinted_into_a_one_channel_pool(rng):
+    pool = hf.HyperFramePool((8, 8, 1), np.uint16, capacity=4)
+    builder = hf.HyperFrameBuilder(pool)
+    grey = clip(rng, 1, 1)[0, ..., 0]
+    with pytest.raises(InputError) as err:
+        builder.push(grey, t=0.0)
+    assert str(err.value) == ("frame has shape (8, 8) and dtype uint16; this pool holds "
+                              "(8, 8, 1) uint16 frames (one (H, W) grey frame: frame[..., None])")
+    assert builder.push(grey[..., None], t=0.0) is None  # as hinted: taken
+    assert pool.free_count == pool.slot_count - 1
+
+
+def test_a_frame_of_another_size_gets_no_grey_hint(rng):
+    pool = hf.HyperFramePool((8, 8, 1), np.uint16, capacity=4)
+    with pytest.raises(InputError) as err:
+        hf.HyperFrameBuilder(pool).push(np.zeros((8, 9), np.uint16), t=0.0)
+    assert "[..., None]" not in str(err.value)

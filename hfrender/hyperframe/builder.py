@@ -245,8 +245,10 @@ class HyperFrameBuilder:
         pool = self.pool
         if frame.shape != pool.frame_shape or frame.dtype.newbyteorder("=") != pool.dtype:
             # (a big-endian '>u2' frame into a uint16 pool: its values, copied in; was refused)
+            grey = (" (one (H, W) grey frame: frame[..., None])"  # (as validate.frames says)
+                    if frame.shape == pool.frame_shape[:2] and pool.frame_shape[2] == 1 else "")
             raise InputError(f"frame has shape {frame.shape} and dtype {frame.dtype}; this pool "
-                             f"holds {pool.frame_shape} {pool.dtype} frames")
+                             f"holds {pool.frame_shape} {pool.dtype} frames{grey}")
         if pool.has_depth != (depth is not None):
             raise InputError("depth is required: the pool was made with depth=True"
                              if pool.has_depth else
