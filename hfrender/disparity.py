@@ -13,7 +13,6 @@ frame for every frame (as ``-v``'s range is), so that the blur does not breathe.
 from __future__ import annotations
 
 import math
-import numbers
 import shlex
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -23,6 +22,7 @@ from typing import Any
 import numpy as np
 
 from hfrender.errors import InputError, InputTypeError, Spelling, about, saying, shown
+from hfrender.interop import real_number
 from hfrender.optics import MIN_BLUR_PX, Lens, check_blur_cap
 
 # the stand-in lens's f-stop (50 mm on 36 mm, as Blender's): its aperture only scales s;
@@ -82,8 +82,9 @@ def check_options(o: dict, name: Callable[[str], str]) -> tuple[float, float | N
     """A disparity map's options ``o`` checked, the one place for the library, the command
     line and a jobs file (``name``: an option as their messages name it): a ``depth`` (where
     ``o`` has the key), ``max_blur`` of 2 px or more, one focus of ``focus_pixel`` and
-    ``focus_disparity``, the latter a finite real number >= 0 (a Fraction too, as Lens
-    takes). Returns the max blur and the focus disparity (None: the pixel's) as floats."""
+    ``focus_disparity``, the latter a finite real number >= 0 (a Fraction or a Decimal
+    too, as Lens takes). Returns the max blur and the focus disparity (None: the pixel's)
+    as floats."""
     said, blur, focus = _kind_said(name)("disparity"), o.get("max_blur"), o.get("focus_disparity")
     if "depth" in o and o["depth"] is None:  # (was: a job's motion blur alone, unsaid)
         raise InputTypeError(f"{said} needs {name('depth')}")
@@ -97,8 +98,7 @@ def check_options(o: dict, name: Callable[[str], str]) -> tuple[float, float | N
     if focus is None and o.get("focus_pixel") is None:
         raise InputTypeError(f"{said} needs {name('focus_pixel')} or {name('focus_disparity')} "
                              "(the pixel in focus, or the disparity in focus)")
-    if focus is not None and not (isinstance(focus, numbers.Real) and not isinstance(
-            focus, bool) and math.isfinite(focus) and focus >= 0):
+    if focus is not None and not (real_number(focus) and math.isfinite(focus) and focus >= 0):
         flags = name("depth_kind") != "depth_kind"
         raise about(InputError, "focus_disparity", focus, " must be a finite disparity >= 0 "
                     "(in the map's units; 0 and below is sky)",

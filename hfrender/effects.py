@@ -126,8 +126,7 @@ def depth_of_field(frames: Any, depth: Any, *, focus_distance: float | None = No
 
     Returns
     -------
-    Array of the input's family, dtype (in this machine's byte order, as
-    :func:`motion_blur`'s) and shape.
+    Array of the input's family, dtype (this machine's byte order) and shape.
 
     Notes
     -----
@@ -139,8 +138,7 @@ def depth_of_field(frames: Any, depth: Any, *, focus_distance: float | None = No
     arr, back, on_device = to_array(frames, "frames")
     validate.frames(arr, allow_single=True)
     single = arr.ndim == 3
-    darr, _, _ = to_array(depth, "depth")
-    spec = disparity_of(depth_kind, o)  # None: a distance
+    darr, spec = to_array(depth, "depth")[0], disparity_of(depth_kind, o)  # spec None: metres
     darr = validate.depth(inverse(darr) if spec else darr, arr.shape, "depth", True, bool(spec),
                           given=darr if spec else None)  # (a disparity named as given)
     arr, darr = (arr[None], darr[None]) if single else (arr, darr)

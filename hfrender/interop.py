@@ -204,6 +204,13 @@ def _stacked(arrs: list[np.ndarray], name: str) -> np.ndarray:
     return native(np.stack(arrs))
 
 
+def real_number(value: object) -> bool:
+    """A real number (Python's, NumPy's, a Fraction, a Decimal), not a bool: what a
+    one-number argument takes, as :func:`real_numbers` takes arrays of them (was: a
+    Decimal refused by the lens's numbers, taken in a focus pull's list)."""
+    return isinstance(value, (numbers.Real, Decimal)) and not isinstance(value, (bool, np.bool_))
+
+
 def real_numbers(value: Any) -> np.ndarray | None:
     """``value`` as NumPy reads it where that is real numbers (Fractions and Decimals as
     float64), else None (strings, None, bools' object arrays, complex, a ragged list)."""

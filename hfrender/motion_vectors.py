@@ -71,8 +71,7 @@ def vector_blur(frame: Any, velocity: Any, depth: Any = None, *, shutter: float 
 
     Returns
     -------
-    The frame's family, dtype (in this machine's byte order, as :func:`hfrender.motion_blur`'s)
-    and shape. Energy is conserved away from the borders.
+    The frame's family, dtype (native order), shape. Energy is conserved away from the borders.
     """
     arr, back, on_device = to_array(frame, "frame")
     validate.frames(arr, "frame", allow_single=True)

@@ -15,7 +15,7 @@ from typing import Any
 import numpy as np
 
 from hfrender.errors import InputError, InputTypeError, about, shown
-from hfrender.interop import grad_free, unmasked, unread
+from hfrender.interop import grad_free, real_number, unmasked, unread
 
 FRONT_TOLERANCE = 0.01  # relative depth difference that separates two surfaces (depth DoF)
 # the smallest circle of confusion (diameter, pixels) that blurs anything in depth mode: a
@@ -40,7 +40,8 @@ class Lens:
     """A thin lens focused at ``focus_distance`` metres.
 
     Defaults follow Blender's camera: a 50 mm lens on a 36 mm wide sensor. Each number may
-    be a Python or NumPy number, a Fraction, or a 0-d array or tensor (its number).
+    be a Python or NumPy number, a Fraction, a Decimal, or a 0-d array or tensor (its
+    number).
 
     Parameters
     ----------
@@ -76,7 +77,7 @@ class Lens:
         _positive("f_stop", self.f_stop)
         _positive("focal_length_mm", self.focal_length_mm)
         _positive("sensor_width_mm", self.sensor_width_mm)
-        f_m = self.focal_length_mm / 1000.0
+        f_m = float(self.focal_length_mm) / 1000.0  # (a Decimal's too)
         fd = self.focus_distance
         if not (_real(fd) and not math.isnan(fd) and fd > f_m):  # (named as given: as_given)
             raise about(_bad(fd), "focus_distance", fd, " must be a distance in metres greater "
@@ -270,18 +271,19 @@ def scalar(value: Any, name: str | None = None) -> Any:
 
 
 def _numeric(value: object) -> bool:
-    """A number of the real line's kind (Python or NumPy scalar, a Fraction), not a bool."""
-    return isinstance(value, numbers.Real) and not isinstance(value, (bool, np.bool_))
+    """A number of the real line's kind (Python or NumPy scalar, a Fraction, a Decimal),
+    not a bool."""
+    return real_number(value)
 
 
 def _real(value: object) -> bool:
-    """A real number (Python or NumPy scalar, a Fraction) that is a float, not a bool (an
-    integer past float's range is none: 10**400)."""
+    """A real number (Python or NumPy scalar, a Fraction, a Decimal) that is a float, not a
+    bool (an integer past float's range is none: 10**400; nor a signalling NaN Decimal)."""
     if not _numeric(value):
         return False
     try:
         float(value)
-    except OverflowError:
+    except (OverflowError, ValueError):
         return False
     return True
 
@@ -318,6 +320,6 @@ def _positive(name: str, value: object, most: float = math.inf, what: str = "") 
     """``value`` a finite number > 0 (at most ``most``, ``what`` that is, said where it is
     past it), else one line."""
     if not (_real(value) and math.isfinite(value) and 0 < value <= most):
-        bound = f", at most {most:.0f}{what}" if _real(value) and value > most else ""
+        bound = f", at most {most:.0f}{what}" if _real(value) and float(value) > most else ""
         raise about(_bad(value), name, value, f" must be a finite number > 0{bound}",
                     head=f"{name}={_said(value)}")

@@ -6,13 +6,15 @@ from __future__ import annotations
 
 import re
 import warnings
+from decimal import Decimal
+from fractions import Fraction
 from pathlib import Path
 
 import numpy as np
 import pytest
 
 import hfrender as hf
-from hfrender.errors import InputError
+from hfrender.errors import InputError, InputTypeError
 
 DOCS = Path(__file__).resolve().parents[1] / "docs" / "effects.md"
 
@@ -158,3 +160,74 @@ def test_a_frame_of_another_size_gets_no_grey_hint(rng):
     with pytest.raises(InputError) as err:
         hf.HyperFrameBuilder(pool).push(np.zeros((8, 9), np.uint16), t=0.0)
     assert "[..., None]" not in str(err.value)
+
+
+# 5. Decimal numbers: taken as Fractions are, where a real number is
+
+
+@pytest.mark.parametrize("keyword", ["focus_distance", "f_stop", "focal_length_mm",
+                                     "sensor_width_mm", "max_coc_px"])
+def test_a_decimal_lens_number_is_taken_as_a_fraction_is(rng, keyword):
+    frames, depth = clip(rng), rng.uniform(1.0, 5.0, (8, 8))
+    given = {"focus_distance": 2, "f_stop": 2, "focal_length_mm": 50, "sensor_width_mm": 36,
+             "max_coc_px": 10}
+    value = given[keyword]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # (a blur under a pixel, said by the lens)
+        want = hf.depth_of_field(frames, depth, **{**given, keyword: Fraction(value)})
+        got = hf.depth_of_field(frames, depth, **{**given, keyword: Decimal(value)})
+    np.testing.assert_array_equal(got, want)
+
+
+def test_a_decimal_focus_pull_and_lens_are_taken(rng):
+    frames, depth = clip(rng), rng.uniform(1.0, 5.0, (8, 8))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        got = hf.depth_of_field(frames, depth, focus_distance=[Decimal("1.5"), Decimal(3)],
+                                f_stop=2)
+        want = hf.depth_of_field(frames, depth, focus_distance=[1.5, 3.0], f_stop=2)
+    np.testing.assert_array_equal(got, want)
+    lens = hf.Lens(Decimal("2.5"), Decimal("1.4"))
+    assert (lens.focus_distance, lens.f_stop) == (2.5, 1.4)
+    assert type(lens.f_stop) is float
+
+
+def test_a_bad_decimal_is_refused_as_a_number_named_as_given(rng):
+    with pytest.raises(InputError) as err:
+        hf.Lens(2.0, Decimal("-1.5"))
+    assert not isinstance(err.value, InputTypeError)  # a number: a value error, not a type's
+    assert str(err.value) == "f_stop=Decimal('-1.5') must be a finite number > 0"
+    with pytest.raises(InputError, match=r"^focus_distance=0\.01 must be a distance in metres "
+                       r"greater than the focal length \(0\.05 m"):
+        hf.Lens(Decimal("0.01"), 2.0)
+    for bad in (Decimal("NaN"), Decimal("sNaN"), Decimal("Infinity")):
+        with pytest.raises(InputError, match=r"^f_stop=Decimal\('s?NaN'\)|^f_stop=Decimal\("
+                           r"'Infinity'\)"):
+            hf.Lens(2.0, bad)
+
+
+def test_a_decimal_whole_number_is_refused_as_a_fraction_is():
+    """Whole-number arguments take integers alone (Fraction(5) is refused too)."""
+    for five in (Fraction(5), Decimal(5)):
+        with pytest.raises(InputError, match=r"must be a whole number, 0 \(round\)"):
+            hf.Lens(2.0, 2.0, aperture_blades=five)
+
+
+def test_a_decimal_push_time_is_taken(rng):
+    pool = hf.HyperFramePool((8, 8, 3), np.uint16, capacity=2)
+    builder = hf.HyperFrameBuilder(pool)
+    frames = clip(rng)
+    builder.push(frames[0], t=Decimal("0.5"))
+    hyper = builder.push(frames[1], t=Fraction(3, 4))
+    np.testing.assert_array_equal(hyper.timestamps, [0.5, 0.75])
+    assert hyper.timestamps.dtype == np.float64
+    hyper.release()
+
+
+def test_a_decimal_focus_disparity_is_taken_as_a_fraction_is(rng):
+    frames, disparity = clip(rng), rng.uniform(0.1, 1.0, (8, 8))
+    given = {"depth_kind": "disparity", "max_blur": Decimal(6)}
+    want = hf.depth_of_field(frames, disparity, focus_disparity=Fraction(1, 2), **given)
+    got = hf.depth_of_field(frames, disparity, focus_disparity=Decimal("0.5"), **given)
+    np.testing.assert_array_equal(got, want)
+    assert not np.array_equal(got, frames)  # (blurred: the comparison means something)

@@ -27,7 +27,7 @@ from hfrender.hyperframe.pool import (
     slot_count,
     sub_frame_bytes,
 )
-from hfrender.interop import unmasked
+from hfrender.interop import real_number, unmasked
 from hfrender.limits import NO_LIMIT, cgroup_folders
 
 DEFAULT_CAP = 64  # frames per hyperframe when memory is plentiful
@@ -263,7 +263,7 @@ class HyperFrameBuilder:
                                    positive=lens is not None)
         if pool.has_velocity:
             raise InputError("push() takes no velocity: fill it through reserve()")
-        if not (isinstance(t, numbers.Real) and math.isfinite(t)):
+        if not (real_number(t) and math.isfinite(t)):  # (a Decimal too, as a Fraction)
             raise InputError(f"t={t!r} must be a finite time in seconds")
         if t < self._last_t:
             raise InputError(f"t={t:g} is before the last frame's t={self._last_t:g}: frames "
