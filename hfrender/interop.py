@@ -9,6 +9,7 @@ to the CUDA backend.
 from __future__ import annotations
 
 import importlib
+import math
 import numbers
 from collections.abc import Callable, Iterator
 from decimal import Decimal
@@ -208,7 +209,10 @@ def real_number(value: object) -> bool:
     """A real number (Python's, NumPy's, a Fraction, a Decimal), not a bool: what a
     one-number argument takes, as :func:`real_numbers` takes arrays of them (was: a
     Decimal refused by the lens's numbers, taken in a focus pull's list)."""
-    return isinstance(value, (numbers.Real, Decimal)) and not isinstance(value, (bool, np.bool_))
+    if isinstance(value, Decimal):  # a signalling NaN is none (float() of it raises), nor
+        return not value.is_snan() and (not value.is_finite() or  # one past float's
+                                        math.isfinite(float(value)))  # range (1e400: inf)
+    return isinstance(value, numbers.Real) and not isinstance(value, (bool, np.bool_))
 
 
 def real_numbers(value: Any) -> np.ndarray | None:

@@ -9,6 +9,7 @@ from __future__ import annotations
 import math
 import numbers
 from dataclasses import dataclass
+from decimal import Decimal
 from functools import lru_cache
 from typing import Any
 
@@ -270,16 +271,10 @@ def scalar(value: Any, name: str | None = None) -> Any:
                              ) from None
 
 
-def _numeric(value: object) -> bool:
-    """A number of the real line's kind (Python or NumPy scalar, a Fraction, a Decimal),
-    not a bool."""
-    return real_number(value)
-
-
 def _real(value: object) -> bool:
     """A real number (Python or NumPy scalar, a Fraction, a Decimal) that is a float, not a
     bool (an integer past float's range is none: 10**400; nor a signalling NaN Decimal)."""
-    if not _numeric(value):
+    if not real_number(value):
         return False
     try:
         float(value)
@@ -291,7 +286,8 @@ def _real(value: object) -> bool:
 def _bad(value: object) -> type[InputError]:
     """The error for a bad ``value``: a :class:`InputTypeError` (a ``TypeError`` too) for
     what is not a number at all (``"2"``)."""
-    return InputError if _numeric(value) else InputTypeError
+    return InputError if isinstance(value, (numbers.Real, Decimal)) and not isinstance(
+        value, bool) else InputTypeError  # (Decimal('1e400'): a number, past float's)
 
 
 def _number(value: object) -> str:
@@ -319,7 +315,8 @@ def check_focal_length(value: object) -> None:
 def _positive(name: str, value: object, most: float = math.inf, what: str = "") -> None:
     """``value`` a finite number > 0 (at most ``most``, ``what`` that is, said where it is
     past it), else one line."""
-    if not (_real(value) and math.isfinite(value) and 0 < value <= most):
+    if not (_real(value) and math.isfinite(value) and 0 < float(value) <= most):  # (as a
+        # float: Decimal('1e-400') is > 0 and 0.0 as one, a ZeroDivisionError)
         bound = f", at most {most:.0f}{what}" if _real(value) and float(value) > most else ""
         raise about(_bad(value), name, value, f" must be a finite number > 0{bound}",
                     head=f"{name}={_said(value)}")

@@ -87,3 +87,5 @@ def test_a_radian_propellers_rate_is_not_told(tmp_path, monkeypatch, caplog):
     'if 30 degrees were meant', a review), at a still of t = 0 (where the look at 1 s runs)."""
     assert _still(tmp_path, monkeypatch, caplog, PROPELLER) == []
     assert _still(tmp_path, monkeypatch, caplog, PROPELLER.replace("30 * t", "15 * t")) == []
+    for t in ("1", "0.5"):  # a still past 0: its angles may be rates' too (were told, r6)
+        assert _still(tmp_path, monkeypatch, caplog, PROPELLER, t=t) == [], t

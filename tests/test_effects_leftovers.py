@@ -231,3 +231,29 @@ def test_a_decimal_focus_disparity_is_taken_as_a_fraction_is(rng):
     got = hf.depth_of_field(frames, disparity, focus_disparity=Decimal("0.5"), **given)
     np.testing.assert_array_equal(got, want)
     assert not np.array_equal(got, frames)  # (blurred: the comparison means something)
+
+
+def test_decimals_a_float_cannot_hold_are_refused_in_one_line(rng):
+    """A signalling NaN (float() of it raises: was Python's bare ValueError from a focus
+    disparity or a push's t), one past float's range (1e400: was taken as inf), one so small
+    it is 0 as a float (1e-400 > 0: was a ZeroDivisionError) are each one line; a Fraction
+    t before the last frame's is said (its :g format raised a TypeError on Python 3.11)."""
+    from fractions import Fraction
+
+    frame = rng.random((8, 8, 3), dtype=np.float32)
+    with pytest.raises(InputError, match=r"^f_stop=Decimal\('1E-400'\) must be a finite "
+                                         r"number > 0$"):
+        hf.depth_of_field(frame, np.full((8, 8), 2.0, np.float32), focus_distance=2,
+                          f_stop=Decimal("1e-400"))
+    with pytest.raises(InputError, match=r"^focus_distance=Decimal\('1E\+400'\) must be a "):
+        hf.Lens(Decimal("1e400"), 2)
+    with pytest.raises(InputError):  # (not ValueError: a subclass of both, said in one line)
+        hf.depth_of_field(frame, np.full((8, 8), 0.5, np.float32), depth_kind="disparity",
+                          focus_disparity=Decimal("sNaN"), max_blur=4)
+    pool = hf.HyperFramePool((8, 8, 3), np.float32, capacity=4)
+    builder = hf.HyperFrameBuilder(pool)
+    with pytest.raises(InputError, match=r"^t="):
+        builder.push(frame, t=Decimal("sNaN"))
+    builder.push(frame, t=1.0)
+    with pytest.raises(InputError, match=r"^t=0\.5 is before the last frame's t=1: "):
+        builder.push(frame, t=Fraction(1, 2))

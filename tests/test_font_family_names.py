@@ -48,6 +48,8 @@ def test_a_width_word_goes_with_the_family_and_a_files_suffix_is_no_family():
         "DejaVuSans-CondensedBold", "DejaVuSansCondensed-Bold", "DejaVuSansCondensedBold"]
     assert family_files(Path("Noto Sans")) == ["NotoSans", "NotoSans-Regular"]
     assert family_files(Path("My Font.ttc")) == [] == family_files(Path("Sans"))
+    assert family_files(Path("Mr. Dafoe")) == ["Mr.Dafoe", "Mr.Dafoe-Regular"]  # (a dot: no
+    # file's suffix, a family's name still)
 
 
 def test_a_family_name_not_installed_says_font_takes_a_file(tmp_path, monkeypatch):

@@ -266,8 +266,9 @@ class HyperFrameBuilder:
         if not (real_number(t) and math.isfinite(t)):  # (a Decimal too, as a Fraction)
             raise InputError(f"t={t!r} must be a finite time in seconds")
         if t < self._last_t:
-            raise InputError(f"t={t:g} is before the last frame's t={self._last_t:g}: frames "
-                             "are pushed in time order (their times place the shutter)")
+            raise InputError(f"t={float(t):g} is before the last frame's t="  # (a Fraction's
+                             f"{self._last_t:g}: frames are pushed in time order (their "  # :g
+                             "times place the shutter)")  # raised on Python 3.10/3.11)
         color, dplane, _ = self.reserve(t, lens)
         self._last_t = float(t)
         color[...] = frame

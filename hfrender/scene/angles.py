@@ -69,7 +69,7 @@ def say_degrees(scene: Any, frame: int, fps: float, seen: Any) -> None:
     time or at :data:`LOOK_AT_S` on ``seen``, a copy of the scene (the far look's, at any
     time: no second copy; None, no look there), which the scene drawn never sees."""
     t0 = frame / fps
-    found, t = in_degrees(scene), t0
+    found, t = in_degrees(scene, rate=t0 != 0), t0  # (past 0, an angle may be a rate's)
     if found is None and t0 != LOOK_AT_S and LOOK_AT_S <= own_duration(scene):
         found, t = _later(seen, fps), LOOK_AT_S
     if found is None:

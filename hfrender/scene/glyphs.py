@@ -64,6 +64,9 @@ STYLES = ("Regular", "Bold", "Italic", "Oblique", "Light", "Medium", "Thin", "Bl
           "Condensed", "SemiCondensed", "SemiBold", "ExtraBold", "ExtraLight")  # last words
 
 
+FONT_SUFFIXES = (".ttf", ".otf", ".ttc", ".otc", ".woff", ".woff2", ".pfb", ".dfont")
+
+
 def family_files(name: Path) -> list[str]:
     """The file names a font family's name, as manim takes it (``"DejaVu Sans"``, ``"Noto
     Sans Bold"``), most often has, in turn: its words run together, its style words after
@@ -72,8 +75,8 @@ def family_files(name: Path) -> list[str]:
     for as ``DejaVuSans-CondensedBold`` alone); none for a name that is no family's (one
     word, a file's suffix: ``.ttf``, ``.ttc``..., a folder)."""
     words = str(name).split()
-    if len(name.parts) != 1 or len(words) < 2 or name.suffix:
-        return []
+    if len(name.parts) != 1 or len(words) < 2 or name.suffix.lower() in FONT_SUFFIXES:
+        return []  # (a dot alone is no file's: "Mr. Dafoe", "Font Awesome 6.5 Free")
     styles = {s.capitalize() for s in STYLES}
     style = []
     while len(words) > 1 and words[-1].capitalize() in styles:
