@@ -29,6 +29,7 @@ import numpy as np
 
 from hfrender.config import ConfigError, RenderConfig
 from hfrender.engine.chunk_dir import scene_files, scene_sent
+from hfrender.engine.chunk_warnings import Told, caught
 from hfrender.engine.cluster_segments import keep_segment, tiled, whole_segments
 from hfrender.engine.cluster_tasks import render_chunk, render_frames
 from hfrender.engine.files_read import files_inside, with_chunk_files, with_later_files
@@ -109,10 +110,18 @@ class ClusterRender:
         self.scene_file, self.config, self.address = Path(scene_file), config, address
         self.scene_name, self.progress = scene_name, progress
         self.stats = ClusterStats(config.output)
+        self.told = Told()  # the chunks' warnings said so far (chunk_warnings)
 
     def prepare(self) -> ClusterRender:
         """What every chunk must agree on, decided once here: frames, granularity (so
-        keyframes and segments fall where a local render puts them), the manifest."""
+        keyframes and segments fall where a local render puts them), the manifest. Its
+        warnings are not said again where a chunk says them (:class:`.Told`)."""
+        with caught() as own:
+            self._prepare()
+        self.told = Told(own)
+        return self
+
+    def _prepare(self) -> None:
         from hfrender.engine import deep_output
         from hfrender.engine.memory_fit import schedule_for
         from hfrender.engine.render_modes import (
@@ -168,7 +177,6 @@ class ClusterRender:
         self.settings = output_settings(self.scene_file, config.with_(hdr=given),
                                         config.backend, dof, whole, "ray", scene)  # as here
         with_later_files(self.settings, config.output, self.scene_file)  # (its chunks' files)
-        return self
 
     def _manifest(self) -> Manifest:
         return whole_segments(self.config.output, self.settings, self.total,
@@ -242,8 +250,10 @@ class ClusterRender:
                 if first not in have]
 
     def accept(self, chunk: dict) -> None:
-        """A chunk that came back: checked, kept, recorded (the files its scene read named
-        in the manifest first: a late font's, for --resume); progress."""
+        """A chunk that came back: its warnings said (each once), checked, kept, recorded
+        (the files its scene read named in the manifest first: a late font's, for
+        --resume); progress."""
+        self.told.tell(chunk)
         a = self.first + chunk["first"]  # (its output frames, named where refused)
         known = self.manifest.settings
         self.manifest.settings = with_chunk_files(known, chunk.get("files"),

@@ -11,6 +11,7 @@ from hfrender.checksum import sha256_file
 from hfrender.config import RenderConfig
 from hfrender.engine import chunk_stop
 from hfrender.engine.chunk_dir import chunk_dir
+from hfrender.engine.chunk_warnings import caught
 from hfrender.engine.render_setup import frames_format
 from hfrender.frame_range import start_of
 from hfrender.io.encoding import Encoding
@@ -58,13 +59,14 @@ def render_frames(files: dict[str, bytes], scene: tuple[str, str], scene_name: s
     from hfrender.io.writers import MemoryWriter
 
     cfg = task_config(config)
-    with chunk_dir(within=scene[1]) as tmp:
+    with chunk_dir(within=scene[1]) as tmp, caught() as warnings:
         lay_out(files, Path(tmp))
         memory = MemoryWriter()
         job = RenderJob(Path(tmp) / scene[0], cfg, scene_name=scene_name,
                         first_frame=start_of(cfg.frames) + first, count=count, writer=memory,
                         gl_device=_task_gpu(), stop=chunk_stop.check).prepare()
         figures = _figures(job, job.run(), known)
+    figures["warnings"] = warnings
     mark = sequence_id(cfg.output)  # hfrender's, and this sequence's (a review)
     pngs = [png8_bytes(frame, mark) for frame in memory.frames]
     return {"first": first, "count": count, "pngs": pngs,
@@ -88,10 +90,19 @@ def render_chunk(files: dict[str, bytes], scene: tuple[str, str], scene_name: st
     """On a worker: the scene's folder laid out afresh, frames ``first .. first + count -
     1`` rendered as one segment; its bytes and checksum (and :func:`_figures`); ``scene``:
     as :func:`render_frames` takes it."""
-    from hfrender.engine.render import RenderJob
-
     cfg = task_config(config)
     codec = check_output(cfg.output, cfg.size, cfg.codec, pix_fmt=cfg.pix_fmt)
+    with caught() as warnings:
+        chunk = _segment(files, scene, scene_name, cfg, codec, first, count, gop, known)
+    return {**chunk, "warnings": warnings}
+
+
+def _segment(files: dict[str, bytes], scene: tuple[str, str], scene_name: str | None,
+             cfg: RenderConfig, codec: str, first: int, count: int, gop: int,
+             known: dict | None) -> dict:
+    """:func:`render_chunk`'s segment (its warnings caught there)."""
+    from hfrender.engine.render import RenderJob
+
     with chunk_dir(within=scene[1]) as tmp:
         lay_out(files, Path(tmp))
         path = Path(tmp) / ".segment" / segment_name(first, codec, cfg.fps, output=cfg.output)

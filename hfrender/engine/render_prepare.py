@@ -10,6 +10,7 @@ renderer, the pool and the output, or finds where a ``--resume`` goes on;
 from __future__ import annotations
 
 import logging
+from contextlib import nullcontext
 from dataclasses import replace
 from pathlib import Path
 from typing import TypeVar
@@ -40,6 +41,7 @@ from hfrender.io import outputs
 from hfrender.io.disk_room import check_room
 from hfrender.io.sequence_commit import check_frames_there
 from hfrender.io.store_target import check_target
+from hfrender.logs import silenced
 from hfrender.plan_stream import PlanStream
 from hfrender.renderer.contexts import ContextUnavailable, create_context
 from hfrender.renderer.renderer import make_renderer
@@ -133,8 +135,11 @@ class RenderPreparation:
         scene, first, config = self.scene, self.first_frame, self.config
         if self.given_scene is None:  # set up by the job that loaded it
             set_up(scene, config.duration)
-            first_look(scene, first, config.fps, config.size, first + self.count - 1,
-                       again=self.stop is None)  # (a Ray chunk's: its driver set it up twice)
+            # a Ray chunk's look is silent: its driver looked over every chunk's frames and
+            # said it (the chunk's warnings are said by the driver: words of another frame)
+            with silenced() if self.stop is not None else nullcontext():
+                first_look(scene, first, config.fps, config.size, first + self.count - 1,
+                           again=self.stop is None)  # (its driver set it up twice)
         if not isinstance(scene, ShaderScene):
             try:
                 scene.camera.validate()

@@ -1,0 +1,59 @@
+"""A Ray chunk's warnings reach the user once (its worker's log is its own): a scene's own
+warning in update(t), the motion hint, each said once by the driver, as a local run says
+them; a batch's begin with the job's name."""
+
+import logging
+import textwrap
+
+from hfrender.cli import main
+
+SCENE = textwrap.dedent("""
+    import logging
+    import hfrender as hf
+
+    class Shot(hf.Scene):
+        duration = 3.0
+        def setup(self):
+            self.box = self.add(hf.Cube(color="orange"))
+            self.n = 0
+        def update(self, t):
+            self.n += 1
+            if 0.92 < t < 1.08 or 1.3 < t < 1.7:  # frames 7 and 8: two chunks; 11 to 13
+                logging.getLogger("hfrender.scene").warning("the lamp flickers")
+            if 2.3 < t < 2.6:  # frames 19 and 20 (the driver looks at 0, 1, 22 and 23)
+                logging.getLogger("hfrender.scene").warning("late: %s", "past 2.3 s")
+            self.box.position = ({x}, 0, 0)
+""")
+
+
+def said(caplog, text):
+    return [r.getMessage() for r in caplog.records
+            if r.levelno >= logging.WARNING and text in r.getMessage()]
+
+
+def test_a_scenes_warnings_on_ray_are_said_once(local_ray, tmp_path, caplog):
+    """Three chunks (a segment a second); one warning said at every update(t) of frames of
+    two of them, another of the last one's: each once, from the driver (was: neither, in
+    the workers' logs)."""
+    path = tmp_path / "shot.py"
+    path.write_text(SCENE.format(x="0 * t"))
+    with caplog.at_level("WARNING"):
+        assert main(["render", str(path), "-o", str(tmp_path / "o.mp4"), "--size", "32x18",
+                     "--samples", "2", "--fps", "8", "--ray", "--quiet"]) == 0
+    assert said(caplog, "flickers") == ["the lamp flickers"]
+    assert said(caplog, "late") == ["late: past 2.3 s"]
+
+
+def test_the_drivers_look_at_the_scene_is_not_said_again_by_its_chunks(local_ray, tmp_path,
+                                                                       caplog):
+    """The driver looks at update(t) over every chunk's frames and says what it finds; a
+    chunk's own look (at its first frame) found it too, in other words (another t): was
+    said three times, once a chunk, once warnings came back."""
+    path = tmp_path / "shot.py"
+    path.write_text(SCENE.format(x="0.001 * self.n"))  # (each call moves it)
+    with caplog.at_level("WARNING"):
+        assert main(["render", str(path), "-o", str(tmp_path / "o.mp4"), "--size", "32x18",
+                     "--samples", "2", "--fps", "8", "--ray", "--quiet"]) == 0
+    impure = said(caplog, "not a pure function of t")
+    assert len(impure) == 1 and "box.position at t=0 s was (0.001, 0.0, 0.0)" in impure[0]
+    assert said(caplog, "flickers") == ["the lamp flickers"]
