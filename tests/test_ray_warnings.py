@@ -57,3 +57,18 @@ def test_the_drivers_look_at_the_scene_is_not_said_again_by_its_chunks(local_ray
     impure = said(caplog, "not a pure function of t")
     assert len(impure) == 1 and "box.position at t=0 s was (0.001, 0.0, 0.0)" in impure[0]
     assert said(caplog, "flickers") == ["the lamp flickers"]
+
+
+def test_a_batch_jobs_chunk_warnings_begin_with_its_name(local_ray, tmp_path, caplog,
+                                                         monkeypatch):
+    """In ``batch --ray`` a job's warnings begin with its name, its chunks' too, once."""
+    (tmp_path / "scenes").mkdir()
+    (tmp_path / "scenes" / "shot.py").write_text(SCENE.format(x="0 * t"))
+    (tmp_path / "jobs.toml").write_text(
+        '[defaults]\nsize = "32x18"\nsamples = 2\nfps = 8\n\n[[job]]\nname = "lamp"\n'
+        'scene = "scenes/shot.py"\noutput = "out/lamp.mp4"\n')
+    monkeypatch.chdir(tmp_path)
+    with caplog.at_level("WARNING"):
+        assert main(["batch", "jobs.toml", "--ray", "--quiet"]) == 0
+    assert said(caplog, "flickers") == ["job 'lamp': the lamp flickers"]
+    assert said(caplog, "late") == ["job 'lamp': late: past 2.3 s"]

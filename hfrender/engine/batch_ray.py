@@ -269,8 +269,10 @@ def _collect(ray: Any, gate: Gate, jobs: list, owner: dict, running: dict, state
             return None
         entry = running[i]
         try:
-            if taken(ray, ref, entry.render.accept) is TURNED_AWAY:  # (after a stop: the
-                return TURNED_AWAY  # job is stopped, not done)
+            with filtered(lambda: JobNamed(jobs[i].name)):  # (its chunks' warnings: named)
+                kept = taken(ray, ref, entry.render.accept)
+            if kept is TURNED_AWAY:  # (after a stop: the job is stopped, not done)
+                return TURNED_AWAY
             entry.refs.discard(ref)
         except Exception as exc:  # noqa: BLE001 - this job fails, the others go on
             gate.refuse(entry.refs)  # (not begun: turned away; running: told to stop)
