@@ -31,6 +31,36 @@ def said(caplog, text):
             if r.levelno >= logging.WARNING and text in r.getMessage()]
 
 
+def test_a_chunks_warnings_are_caught_distinct_and_name_the_drivers_paths(caplog):
+    """A chunk's warnings: hfrender's own, each once, at most 20 then a count of the rest,
+    its folder's paths as the driver names them; none silenced, none after."""
+    from hfrender.engine.chunk_warnings import caught
+    from hfrender.logs import silenced
+
+    font = logging.getLogger("hfrender.scene.glyphs")
+    with caught() as chunk:
+        for i in range(30):  # frames 0..21: 22 distinct
+            font.warning("frame %d: %s/fonts/a.ttf has no glyph for 'ß'", i % 22, "/tmp/c-1")
+        logging.getLogger("ray.worker").warning("not hfrender's")
+        with silenced():
+            font.warning("a look said by the driver")
+    font.warning("after the task")
+    chunk.shown = {"/tmp/c-1/": "scenes/"}
+    assert chunk.texts == [f"frame {i}: scenes/fonts/a.ttf has no glyph for 'ß'"
+                           for i in range(20)] + ["(and 2 more warnings of these frames)"]
+
+
+def test_the_driver_says_a_chunks_warning_once_and_not_its_own_again(caplog):
+    from hfrender.engine.chunk_warnings import Told
+
+    told = Told(["the driver's look"])
+    with caplog.at_level("WARNING"):
+        told.tell({"warnings": ["the driver's look", "frame 9: a glyph", "frame 9: a glyph"]})
+        told.tell({"warnings": ["frame 9: a glyph", "frame 30: late"]})
+        told.tell({"first": 0})  # (a chunk of an older hfrender: none)
+    assert [r.getMessage() for r in caplog.records] == ["frame 9: a glyph", "frame 30: late"]
+
+
 def test_a_scenes_warnings_on_ray_are_said_once(local_ray, tmp_path, caplog):
     """Three chunks (a segment a second); one warning said at every update(t) of frames of
     two of them, another of the last one's: each once, from the driver (was: neither, in
@@ -72,3 +102,25 @@ def test_a_batch_jobs_chunk_warnings_begin_with_its_name(local_ray, tmp_path, ca
         assert main(["batch", "jobs.toml", "--ray", "--quiet"]) == 0
     assert said(caplog, "flickers") == ["job 'lamp': the lamp flickers"]
     assert said(caplog, "late") == ["job 'lamp': late: past 2.3 s"]
+
+
+def test_an_fx_chunks_warnings_are_said_once_naming_the_footage_as_given(local_ray, tmp_path,
+                                                                        caplog, monkeypatch):
+    """fx on Ray: each chunk's fusion saw see-through frames and said so: once, naming the
+    footage as given (not the chunk's copy of it, in0.mov in its folder); was said by none."""
+    import subprocess
+
+    import imageio_ffmpeg
+
+    monkeypatch.setattr("hfrender.engine.fx_output.SEGMENT_SECONDS", 1.0)  # 3 chunks
+    clip = tmp_path / "half.mov"
+    subprocess.run([imageio_ffmpeg.get_ffmpeg_exe(), "-hide_banner", "-loglevel", "error",
+                    "-f", "lavfi", "-i", "color=c=red@0.5:size=32x18:rate=30,format=rgba",
+                    "-frames:v", "80", "-c:v", "qtrle", "-pix_fmt", "argb", str(clip)],
+                   check=True)
+    with caplog.at_level("WARNING"):
+        assert main(["fx", str(clip), "-o", str(tmp_path / "o.mp4"), "--motion-blur", "3",
+                     "--ray", "--quiet"]) == 0
+    alpha = said(caplog, "has alpha")
+    assert len(alpha) == 1 and alpha[0].startswith(
+        f"{clip} has alpha; {tmp_path / 'o.mp4'} keeps none: it is composited over black"), alpha

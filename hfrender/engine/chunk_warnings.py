@@ -18,14 +18,17 @@ LONGEST = 2000  # characters of one, at most
 log = logging.getLogger("hfrender.engine.cluster")
 
 
-class _Caught(logging.Handler):
-    """The distinct texts of the warnings of ``hfrender`` and its loggers, in their order;
-    a record said while :func:`~hfrender.logs.silenced` is in force is not one."""
+class Caught(logging.Handler):
+    """The distinct texts of the warnings of ``hfrender`` and its loggers, in their order
+    (a record said while :func:`~hfrender.logs.silenced` is in force is not one);
+    ``shown``: each path of the worker's (its chunk's folder, a file laid out there) as the
+    driver's user names it, for :attr:`texts`."""
 
     def __init__(self) -> None:
         super().__init__(logging.WARNING)
-        self.texts: list[str] = []
+        self.said: list[str] = []
         self.more = 0
+        self.shown: dict[str, str] = {}
 
     def emit(self, record: logging.LogRecord) -> None:
         if is_silenced():
@@ -34,30 +37,40 @@ class _Caught(logging.Handler):
             text = record.getMessage()
         except Exception:  # noqa: BLE001 - a record whose arguments do not format
             text = str(record.msg)
-        text = text if len(text) <= LONGEST else text[:LONGEST - 3] + "..."
-        if text in self.texts:
+        if text in self.said:
             return
-        if len(self.texts) < CARRIED:
-            self.texts.append(text)
+        if len(self.said) < CARRIED:
+            self.said.append(text)
         else:
             self.more += 1
 
+    @property
+    def texts(self) -> list[str]:
+        """What was said, the worker's paths as :attr:`shown` names them (the longest
+        first), each cut at :data:`LONGEST` characters; past :data:`CARRIED` of them, a last
+        line counts the rest."""
+        out: list[str] = []
+        for text in self.said:
+            for path in sorted(self.shown, key=len, reverse=True):
+                text = text.replace(path, self.shown[path])
+            text = text if len(text) <= LONGEST else text[:LONGEST - 3] + "..."
+            if text not in out:
+                out.append(text)
+        return out + ([f"(and {self.more} more warnings of these frames)"] if self.more
+                      else [])
+
 
 @contextmanager
-def caught() -> Iterator[list[str]]:
+def caught() -> Iterator[Caught]:
     """The warnings said while this lasts (by ``hfrender``'s loggers, as they say them:
-    before a batch names its job), as a list filled as this ends; a handler on the
-    ``hfrender`` logger, taken off after, an error too. Past :data:`CARRIED` of them, a
-    last line counts the rest."""
-    handler, top = _Caught(), logging.getLogger("hfrender")
-    texts: list[str] = []
+    before a batch names its job): a handler on the ``hfrender`` logger, taken off after,
+    an error too; its :attr:`Caught.texts` once this ends."""
+    handler, top = Caught(), logging.getLogger("hfrender")
     top.addHandler(handler)
     try:
-        yield texts
+        yield handler
     finally:
         top.removeHandler(handler)
-        texts[:] = handler.texts + ([f"(and {handler.more} more warnings of these frames)"]
-                                    if handler.more else [])
 
 
 class Told:

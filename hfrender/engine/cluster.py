@@ -118,7 +118,7 @@ class ClusterRender:
         warnings are not said again where a chunk says them (:class:`.Told`)."""
         with caught() as own:
             self._prepare()
-        self.told = Told(own)
+        self.told = Told(own.texts)
         return self
 
     def _prepare(self) -> None:

@@ -11,6 +11,7 @@ sequences are written locally, in one piece.
 
 from __future__ import annotations
 
+import os
 import time
 from dataclasses import asdict, replace
 from pathlib import Path
@@ -22,6 +23,7 @@ from hfrender.checksum import sha256_file
 from hfrender.config import ConfigError
 from hfrender.engine import chunk_stop, fx_output
 from hfrender.engine.chunk_dir import chunk_dir
+from hfrender.engine.chunk_warnings import Told, caught
 from hfrender.engine.cluster import MAX_RETRIES, ClusterStats, Progress
 from hfrender.engine.cluster_segments import keep_segment, tiled, whole_segments
 from hfrender.engine.cluster_tasks import lay_out
@@ -51,34 +53,49 @@ VECTORS = "vectors/%06d.exr"  # --vectors' frames on a worker, in their order fr
 
 
 def _fx_chunk(files: dict[str, bytes], source: str, depth: str | None, output: str,
-              settings: dict, first: int, count: int, pix_fmt: str) -> dict:
+              settings: dict, first: int, count: int, pix_fmt: str,
+              shown: dict[str, str] | None = None) -> dict:
     """On a worker: the footage laid out afresh, output frames ``first .. first + count -
-    1`` encoded as one segment; its bytes and checksum."""
+    1`` encoded as one segment; its bytes and checksum, and its warnings
+    (:func:`.chunk_warnings.caught`: the driver says them; ``shown``: each file sent, by
+    its name here, as the driver's user names it)."""
+    with caught() as warnings, chunk_dir("fx-chunk") as tmp:
+        warnings.shown = {str(Path(tmp) / name): said for name, said in (shown or {}).items()}
+        warnings.shown[tmp + os.sep] = ""  # (the others: by their names here)
+        lay_out(files, Path(tmp))
+        chunk = _fx_segment(Path(tmp), source, depth, output, settings,
+                            (first, count), pix_fmt)
+    return {**chunk, "warnings": warnings.texts}
+
+
+def _fx_segment(tmp: Path, source: str, depth: str | None, output: str, settings: dict,
+                frames: tuple[int, int], pix_fmt: str) -> dict:
+    """:func:`_fx_chunk`'s segment, in its chunk's folder ``tmp`` (laid out); ``frames``:
+    first, count."""
     from hfrender.engine.fx import FxJob
     from hfrender.optics import Lens
 
-    with chunk_dir("fx-chunk") as tmp:
-        lay_out(files, Path(tmp))
-        lens = Lens(**settings["lens"]) if settings["lens"] else None
-        s = FxSettings(**{**settings, "workers": 1,  # a task holds one CPU
-                          "lens": lens, "depth": depth and str(Path(tmp) / depth),
-                          "vectors": settings["vectors"] and str(Path(tmp) / VECTORS),
-                          "resume": False})
-        info = probe(str(Path(tmp) / source))
-        pix_fmt, alpha = fx_output.written_format(pix_fmt, output, s.codec, s.pix_fmt)
-        codec = check_output(output, info.size, s.codec, alpha=alpha, pix_fmt=s.pix_fmt)
-        fps = info.fps / s.stride
-        path = Path(tmp) / segment_name(first, codec, fps, output=output)
-        writer = open_segment(path, fps, info.size, codec, None, first, pix_fmt,
-                              encoding=fx_output.fx_encoding(s, alpha, info))
-        told = chunk_stop.stoppable(writer)  # (stops at a frame, its render failed)
-        try:
-            stats = FxJob(str(Path(tmp) / source), output, s, chunk=(first, count, told)) \
-                .prepare().run()
-        finally:
-            writer.close()
-        return {"first": first, "count": count, "data": path.read_bytes(),
-                "sha256": sha256_file(path), "retries": stats.retries}
+    first, count = frames
+    lens = Lens(**settings["lens"]) if settings["lens"] else None
+    s = FxSettings(**{**settings, "workers": 1,  # a task holds one CPU
+                      "lens": lens, "depth": depth and str(tmp / depth),
+                      "vectors": settings["vectors"] and str(tmp / VECTORS),
+                      "resume": False})
+    info = probe(str(tmp / source))
+    pix_fmt, alpha = fx_output.written_format(pix_fmt, output, s.codec, s.pix_fmt)
+    codec = check_output(output, info.size, s.codec, alpha=alpha, pix_fmt=s.pix_fmt)
+    fps = info.fps / s.stride
+    path = tmp / segment_name(first, codec, fps, output=output)
+    writer = open_segment(path, fps, info.size, codec, None, first, pix_fmt,
+                          encoding=fx_output.fx_encoding(s, alpha, info))
+    told = chunk_stop.stoppable(writer)  # (stops at a frame, its render failed)
+    try:
+        stats = FxJob(str(tmp / source), output, s, chunk=(first, count, told)) \
+            .prepare().run()
+    finally:
+        writer.close()
+    return {"first": first, "count": count, "data": path.read_bytes(),
+            "sha256": sha256_file(path), "retries": stats.retries}
 
 
 class ClusterFx:
@@ -90,8 +107,17 @@ class ClusterFx:
         self.source, self.output, self.s = Path(source), output, settings
         self.address, self.progress = address, progress
         self.stats = ClusterStats(output)
+        self.told = Told()  # the chunks' warnings said so far (chunk_warnings)
 
     def prepare(self) -> ClusterFx:
+        """What every chunk must agree on, decided once here; its warnings not said again
+        where a chunk says them (:class:`.Told`)."""
+        with caught() as own:
+            self._prepare()
+        self.told = Told(own.texts)
+        return self
+
+    def _prepare(self) -> None:
         s = self.s
         if not (self.source.is_file() and not is_one_image(str(self.source)) and
                 resumable(self.output)):
@@ -129,6 +155,7 @@ class ClusterFx:
             raise InputError(f"--ray: {self.source} is larger than {bytes_said(INPUT_LIMIT)}, "
                              "more than hfrender sends to the workers; run it without --ray")
         self.files = {f"in{i}{f.suffix}": f.read_bytes() for i, f in enumerate(files)}
+        self.shown = {f"in{i}{f.suffix}": str(f) for i, f in enumerate(files)}  # (as given)
         self.vectors = {VECTORS % i: f.read_bytes() for i, f in enumerate(vectors)}
         self.sound = soundtrack(self.source, info)
         self.encoding = fx_output.fx_encoding(s, alpha, info)  # (defaults as left out)
@@ -137,7 +164,6 @@ class ClusterFx:
                          "input": fx_output.file_identity(str(self.source)),
                          "codec": self.codec, "total_frames": self.total, "ray": True,
                          "hfrender": hfrender.__version__}
-        return self
 
     def run(self) -> ClusterStats:
         ray = connect(self.address)
@@ -169,7 +195,7 @@ class ClusterFx:
         if self.progress is not None:  # a bar from the start (the segments kept, of all)
             self.progress(self._done, self.total)
         return [task(files, names[0], names[1] if len(names) > 1 else None,
-                            self.output, settings, first, count, self.pix_fmt)
+                            self.output, settings, first, count, self.pix_fmt, self.shown)
                 for first, count in segment_ranges(self.total, self.segment_frames)
                 if first not in have]
 
@@ -177,6 +203,8 @@ class ClusterFx:
         """A run that stops: its finished segments stay for the next run."""
 
     def accept(self, chunk: dict) -> None:
+        """A chunk that came back: its warnings said (each once), its segment kept."""
+        self.told.tell(chunk)
         keep_segment(self.manifest, self.folder, chunk,
                      segment_name(chunk["first"], self.codec, self.fps, output=self.output))
         self._done += chunk["count"]

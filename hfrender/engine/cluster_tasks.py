@@ -5,6 +5,7 @@ GPU, if any, and given back as bytes with their checksum (a segment, or lossless
 from __future__ import annotations
 
 import hashlib
+import os
 from pathlib import Path
 
 from hfrender.checksum import sha256_file
@@ -59,14 +60,15 @@ def render_frames(files: dict[str, bytes], scene: tuple[str, str], scene_name: s
     from hfrender.io.writers import MemoryWriter
 
     cfg = task_config(config)
-    with chunk_dir(within=scene[1]) as tmp, caught() as warnings:
+    with caught() as warnings, chunk_dir(within=scene[1]) as tmp:
+        warnings.shown = {tmp + os.sep: scene[1]}  # (its files as the driver names them)
         lay_out(files, Path(tmp))
         memory = MemoryWriter()
         job = RenderJob(Path(tmp) / scene[0], cfg, scene_name=scene_name,
                         first_frame=start_of(cfg.frames) + first, count=count, writer=memory,
                         gl_device=_task_gpu(), stop=chunk_stop.check).prepare()
         figures = _figures(job, job.run(), known)
-    figures["warnings"] = warnings
+    figures["warnings"] = warnings.texts
     mark = sequence_id(cfg.output)  # hfrender's, and this sequence's (a review)
     pngs = [png8_bytes(frame, mark) for frame in memory.frames]
     return {"first": first, "count": count, "pngs": pngs,
@@ -92,31 +94,32 @@ def render_chunk(files: dict[str, bytes], scene: tuple[str, str], scene_name: st
     as :func:`render_frames` takes it."""
     cfg = task_config(config)
     codec = check_output(cfg.output, cfg.size, cfg.codec, pix_fmt=cfg.pix_fmt)
-    with caught() as warnings:
-        chunk = _segment(files, scene, scene_name, cfg, codec, first, count, gop, known)
-    return {**chunk, "warnings": warnings}
+    with caught() as warnings, chunk_dir(within=scene[1]) as tmp:
+        warnings.shown = {tmp + os.sep: scene[1]}  # (its files as the driver names them)
+        lay_out(files, Path(tmp))
+        chunk = _segment(Path(tmp), (scene[0], scene_name), cfg, codec, (first, count, gop),
+                         known)
+    return {**chunk, "warnings": warnings.texts}
 
 
-def _segment(files: dict[str, bytes], scene: tuple[str, str], scene_name: str | None,
-             cfg: RenderConfig, codec: str, first: int, count: int, gop: int,
-             known: dict | None) -> dict:
-    """:func:`render_chunk`'s segment (its warnings caught there)."""
+def _segment(tmp: Path, scene: tuple[str, str | None], cfg: RenderConfig, codec: str,
+             frames: tuple[int, int, int], known: dict | None) -> dict:
+    """:func:`render_chunk`'s segment, in its chunk's folder ``tmp`` (laid out); ``scene``:
+    its file's name and the scene's name; ``frames``: first, count, keyframe interval."""
     from hfrender.engine.render import RenderJob
 
-    with chunk_dir(within=scene[1]) as tmp:
-        lay_out(files, Path(tmp))
-        path = Path(tmp) / ".segment" / segment_name(first, codec, cfg.fps, output=cfg.output)
-        path.parent.mkdir()
-        writer = open_segment(path, cfg.fps, cfg.size, codec, gop, first,
-                              frames_format(cfg), encoding=Encoding.of(cfg))
-        try:  # ``first`` counts from the output's first frame (--frames: the range's)
-            job = RenderJob(Path(tmp) / scene[0], cfg, scene_name=scene_name,
-                            first_frame=start_of(cfg.frames) + first, count=count,
-                            writer=writer, gl_device=_task_gpu(),
-                            stop=chunk_stop.check).prepare()
-            stats = job.run()
-        finally:
-            writer.close()
-        return {"first": first, "count": count, "data": path.read_bytes(),
-                "sha256": sha256_file(path), "gl": stats.gl_renderer,
-                "backend": stats.backend, **_figures(job, stats, known)}
+    first, count, gop = frames
+    path = tmp / ".segment" / segment_name(first, codec, cfg.fps, output=cfg.output)
+    path.parent.mkdir()
+    writer = open_segment(path, cfg.fps, cfg.size, codec, gop, first,
+                          frames_format(cfg), encoding=Encoding.of(cfg))
+    try:  # ``first`` counts from the output's first frame (--frames: the range's)
+        job = RenderJob(tmp / scene[0], cfg, scene_name=scene[1],
+                        first_frame=start_of(cfg.frames) + first, count=count,
+                        writer=writer, gl_device=_task_gpu(), stop=chunk_stop.check).prepare()
+        stats = job.run()
+    finally:
+        writer.close()
+    return {"first": first, "count": count, "data": path.read_bytes(),
+            "sha256": sha256_file(path), "gl": stats.gl_renderer,
+            "backend": stats.backend, **_figures(job, stats, known)}
