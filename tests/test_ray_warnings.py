@@ -8,7 +8,7 @@ import textwrap
 from hfrender.cli import main
 
 SCENE = textwrap.dedent("""
-    import logging
+    import logging, math
     import hfrender as hf
 
     class Shot(hf.Scene):
@@ -124,3 +124,22 @@ def test_an_fx_chunks_warnings_are_said_once_naming_the_footage_as_given(local_r
     alpha = said(caplog, "has alpha")
     assert len(alpha) == 1 and alpha[0].startswith(
         f"{clip} has alpha; {tmp_path / 'o.mp4'} keeps none: it is composited over black"), alpha
+
+
+def test_the_motion_hint_on_ray_is_the_local_runs_once(local_ray, tmp_path, caplog):
+    """A box at rest until t = 1.3 s, then swinging fast: here the hint scans the clip and names the
+    first frame that shows copies, once; on Ray each chunk looked at its first frame alone
+    (frame 16 said, from the last chunk, or nothing before warnings were carried back); now
+    the first chunk scans to the end as a local run does, and the others say none."""
+    path = tmp_path / "shot.py"
+    path.write_text(SCENE.format(x="0 if t < 1.3 else 1.5 * math.sin(20 * (t - 1.3))"))
+    hints = {}
+    for where in ("here", "ray"):
+        caplog.clear()
+        with caplog.at_level("WARNING"):
+            assert main(["render", str(path), "-o", str(tmp_path / f"{where}.mp4"), "--size",
+                         "32x18", "--samples", "2", "--fps", "8", "--quiet",
+                         *(["--ray"] if where == "ray" else [])]) == 0
+        hints[where] = said(caplog, "while the shutter is open")
+    assert len(hints["here"]) == 1 and hints["here"][0].startswith("frame 13 moves up to 18 px")
+    assert hints["ray"] == hints["here"]

@@ -159,8 +159,11 @@ def adaptive_probe(ctx: Any, scene: Any, config: Any, schedule: SampleSchedule, 
                    reconstruct: bool, first: int = 0, count: int = 1) -> SampleProbe | None:
     """The probe of a ``--samples auto`` render (None for a fixed count, after a hint
     where lens depth of field at frame ``first`` wants many more: :func:`lens_hint`, or
-    motion in its frames ``first .. first + count - 1``: :func:`motion_hint`)."""
+    motion in its frames ``first .. first + count - 1``: :func:`motion_hint`; ``count``
+    0: no hint, a Ray chunk's whose first chunk gives them)."""
     if config.samples != "auto":
+        if count < 1:
+            return None
         if dof == "lens" and not isinstance(scene, ShaderScene):
             lens_hint(ctx, scene, config, schedule, first)
         if not isinstance(scene, ShaderScene) and config.max_samples > 1:

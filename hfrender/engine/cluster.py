@@ -244,10 +244,14 @@ class ClusterRender:
             self.progress(self._done, self.total)
         known = self.settings.get("scene_files")  # (not hashed again by the workers)
         scene = scene_sent(self.scene_file)  # (its name and folder: not parsed there)
+        ranges = [(first, count) for first, count in
+                  segment_ranges(self.total, self.segment_frames) if first not in have]
+        # the hints (lens, motion: the clip scanned) once, from the first chunk run, over
+        # the rest of the output, as a local run (or its --resume) gives them; none from the
+        # others (each said its first frame's: lines a local run does not say)
         return [task(files, scene, self.scene_name, config, first, count, self.segment_frames,
-                     known)
-                for first, count in segment_ranges(self.total, self.segment_frames)
-                if first not in have]
+                     known, self.total - first if i == 0 else 0)
+                for i, (first, count) in enumerate(ranges)]
 
     def accept(self, chunk: dict) -> None:
         """A chunk that came back: its warnings said (each once), checked, kept, recorded

@@ -48,12 +48,13 @@ def task_config(config: dict) -> RenderConfig:
 
 
 def render_frames(files: dict[str, bytes], scene: tuple[str, str], scene_name: str | None,
-                   config: dict, first: int, count: int, gop: int, known: dict | None = None
-                   ) -> dict:
+                   config: dict, first: int, count: int, gop: int, known: dict | None = None,
+                   hints: int | None = None) -> dict:
     """On a worker: frames ``first .. first + count - 1`` as lossless PNGs (an image
     sequence's chunk); their bytes and one checksum (and :func:`_figures`). ``scene``: its
     file's name and its folder as the driver shows it (:func:`.chunk_dir.scene_sent`: where
-    an error names its files)."""
+    an error names its files); ``hints``: as :class:`~hfrender.engine.render.RenderJob`
+    takes them."""
     from hfrender.engine.render import RenderJob
     from hfrender.io.frame_marks import sequence_id
     from hfrender.io.images import png8_bytes
@@ -66,7 +67,7 @@ def render_frames(files: dict[str, bytes], scene: tuple[str, str], scene_name: s
         memory = MemoryWriter()
         job = RenderJob(Path(tmp) / scene[0], cfg, scene_name=scene_name,
                         first_frame=start_of(cfg.frames) + first, count=count, writer=memory,
-                        gl_device=_task_gpu(), stop=chunk_stop.check).prepare()
+                        gl_device=_task_gpu(), stop=chunk_stop.check, hints=hints).prepare()
         figures = _figures(job, job.run(), known)
     figures["warnings"] = warnings.texts
     mark = sequence_id(cfg.output)  # hfrender's, and this sequence's (a review)
@@ -87,23 +88,23 @@ def _figures(job: object, stats: object, known: dict | None) -> dict:
 
 
 def render_chunk(files: dict[str, bytes], scene: tuple[str, str], scene_name: str | None,
-                  config: dict, first: int, count: int, gop: int, known: dict | None = None
-                  ) -> dict:
+                  config: dict, first: int, count: int, gop: int, known: dict | None = None,
+                  hints: int | None = None) -> dict:
     """On a worker: the scene's folder laid out afresh, frames ``first .. first + count -
-    1`` rendered as one segment; its bytes and checksum (and :func:`_figures`); ``scene``:
-    as :func:`render_frames` takes it."""
+    1`` rendered as one segment; its bytes and checksum (and :func:`_figures`); ``scene``,
+    ``hints``: as :func:`render_frames` takes them."""
     cfg = task_config(config)
     codec = check_output(cfg.output, cfg.size, cfg.codec, pix_fmt=cfg.pix_fmt)
     with caught() as warnings, chunk_dir(within=scene[1]) as tmp:
         warnings.shown = {tmp + os.sep: scene[1]}  # (its files as the driver names them)
         lay_out(files, Path(tmp))
         chunk = _segment(Path(tmp), (scene[0], scene_name), cfg, codec, (first, count, gop),
-                         known)
+                         known, hints)
     return {**chunk, "warnings": warnings.texts}
 
 
 def _segment(tmp: Path, scene: tuple[str, str | None], cfg: RenderConfig, codec: str,
-             frames: tuple[int, int, int], known: dict | None) -> dict:
+             frames: tuple[int, int, int], known: dict | None, hints: int | None) -> dict:
     """:func:`render_chunk`'s segment, in its chunk's folder ``tmp`` (laid out); ``scene``:
     its file's name and the scene's name; ``frames``: first, count, keyframe interval."""
     from hfrender.engine.render import RenderJob
@@ -116,7 +117,8 @@ def _segment(tmp: Path, scene: tuple[str, str | None], cfg: RenderConfig, codec:
     try:  # ``first`` counts from the output's first frame (--frames: the range's)
         job = RenderJob(tmp / scene[0], cfg, scene_name=scene[1],
                         first_frame=start_of(cfg.frames) + first, count=count,
-                        writer=writer, gl_device=_task_gpu(), stop=chunk_stop.check).prepare()
+                        writer=writer, gl_device=_task_gpu(), stop=chunk_stop.check,
+                        hints=hints).prepare()
         stats = job.run()
     finally:
         writer.close()

@@ -48,15 +48,18 @@ class RenderJob(RenderPreparation):
                  scene_name: str | None = None, first_frame: int = 0, count: int | None = None,
                  progress: Progress | None = None, writer: Any = None,
                  gl_device: int | None = None, scene: Any = None,
-                 stop: Callable[[], None] | None = None, slow_said: bool | None = None
-                 ) -> None:
+                 stop: Callable[[], None] | None = None, slow_said: bool | None = None,
+                 hints: int | None = None) -> None:
         """``slow_said``: whether a slow look at the scene before the first frame is said
         (:func:`~hfrender.scene.slow_check.said_if_slow`; None: unless ``config.quiet``; a
         still's and a batch job's, quiet of their own, as their command's ``--quiet``).
         ``gl_device``: the EGL device (its CUDA ordinal among all GPUs: a Ray task's GPU,
         which ``CUDA_VISIBLE_DEVICES`` renumbers for CUDA but not for EGL). ``scene``: already
         loaded and set up by another job (``still --compare``: ``setup()`` runs once).
-        ``stop``: called before each sub-frame, raises to stop (a Ray chunk told to)."""
+        ``stop``: called before each sub-frame, raises to stop (a Ray chunk told to).
+        ``hints``: the frames from ``first_frame`` the hints look over (a Ray chunk's: the
+        rest of the output for the first chunk, 0 for the others; None: those rendered,
+        or, with ``stop``, the first alone)."""
         check_resume_keeping(config)
         if config.resume and (first_frame or count is not None or writer is not None):
             raise ConfigError("--resume renders a whole output file")
@@ -64,6 +67,7 @@ class RenderJob(RenderPreparation):
         self.first_frame, self.count, self.progress = first_frame, count, progress
         self.writer, self.own_writer = writer, writer is None
         self.gl_device, self.given_scene, self.stop = gl_device, scene, stop
+        self.hints = hints
         self.slow_said = not config.quiet if slow_said is None else slow_said
         self.output: RenderOutput | None = None
         self.stats = RenderStats(config.output)
