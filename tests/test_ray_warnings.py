@@ -39,15 +39,15 @@ def test_a_chunks_warnings_are_caught_distinct_and_name_the_drivers_paths(caplog
 
     font = logging.getLogger("hfrender.scene.glyphs")
     with caught() as chunk:
-        for i in range(30):  # frames 0..21: 22 distinct
-            font.warning("frame %d: %s/fonts/a.ttf has no glyph for 'ß'", i % 22, "/tmp/c-1")
+        for i in range(50):  # frames 0..22: 23 distinct, each said twice or thrice
+            font.warning("frame %d: %s/fonts/a.ttf has no glyph for 'ß'", i % 23, "/tmp/c-1")
         logging.getLogger("ray.worker").warning("not hfrender's")
         with silenced():
             font.warning("a look said by the driver")
     font.warning("after the task")
     chunk.shown = {"/tmp/c-1/": "scenes/"}
     assert chunk.texts == [f"frame {i}: scenes/fonts/a.ttf has no glyph for 'ß'"
-                           for i in range(20)] + ["(and 2 more warnings of these frames)"]
+                           for i in range(20)] + ["(and 3 more warnings of these frames)"]
 
 
 def test_the_driver_says_a_chunks_warning_once_and_not_its_own_again(caplog):

@@ -27,7 +27,7 @@ class Caught(logging.Handler):
     def __init__(self) -> None:
         super().__init__(logging.WARNING)
         self.said: list[str] = []
-        self.more = 0
+        self.more: set[str] = set()  # the distinct ones past CARRIED
         self.shown: dict[str, str] = {}
 
     def emit(self, record: logging.LogRecord) -> None:
@@ -42,7 +42,7 @@ class Caught(logging.Handler):
         if len(self.said) < CARRIED:
             self.said.append(text)
         else:
-            self.more += 1
+            self.more.add(text)
 
     @property
     def texts(self) -> list[str]:
@@ -56,8 +56,8 @@ class Caught(logging.Handler):
             text = text if len(text) <= LONGEST else text[:LONGEST - 3] + "..."
             if text not in out:
                 out.append(text)
-        return out + ([f"(and {self.more} more warnings of these frames)"] if self.more
-                      else [])
+        return out + ([f"(and {len(self.more)} more warnings of these frames)"]
+                      if self.more else [])
 
 
 @contextmanager
