@@ -45,9 +45,25 @@ def test_a_chunks_warnings_are_caught_distinct_and_name_the_drivers_paths(caplog
         with silenced():
             font.warning("a look said by the driver")
     font.warning("after the task")
-    chunk.shown = {"/tmp/c-1/": "scenes/"}
+    chunk.chunk("/tmp/c-1", "scenes/", 24, 24)
     assert chunk.texts == [f"frame {i}: scenes/fonts/a.ttf has no glyph for 'ß'"
-                           for i in range(20)] + ["(and 3 more warnings of these frames)"]
+                           for i in range(20)] + ["(and 3 more warnings of frames 24-47)"]
+
+
+def test_a_scenes_own_loggers_are_caught_and_the_chunks_folder_named_as_the_drivers():
+    """A scene's logging.warning (root) and getLogger(__name__) (its module's, no
+    hfrender's) were lost on Ray (a local run shows them: review r7); a line naming the
+    chunk's folder itself kept the worker's path; two chunks' overflow lines were one."""
+    from hfrender.engine.chunk_warnings import caught
+
+    with caught() as chunk:
+        logging.warning("the scene's root warning")
+        logging.getLogger("hfrender_scene_ab12").warning("its module's")
+        logging.getLogger("ray.worker").warning("not the scene's")
+        logging.getLogger("hfrender.io.segments").warning("no room in /tmp/c-1 for it")
+    chunk.chunk("/tmp/c-1", "shots/", 0, 24)
+    assert chunk.texts == ["the scene's root warning", "its module's",
+                           "no room in shots for it"]
 
 
 def test_the_driver_says_a_chunks_warning_once_and_not_its_own_again(caplog):

@@ -7,6 +7,7 @@ result; the driver says each distinct one once (:class:`Told`)."""
 from __future__ import annotations
 
 import logging
+import os
 from collections.abc import Iterator
 from contextlib import contextmanager
 
@@ -27,8 +28,9 @@ class Caught(logging.Handler):
     def __init__(self) -> None:
         super().__init__(logging.WARNING)
         self.said: list[str] = []
-        self.more: set[str] = set()  # the distinct ones past CARRIED
-        self.shown: dict[str, str] = {}
+        self.more: set[int] = set()  # the distinct ones past CARRIED (their hashes: a scene
+        self.shown: dict[str, str] = {}  # warning with t in its text makes one a sub-frame)
+        self.frames = "these frames"  # the chunk's, as the overflow line names them
 
     def emit(self, record: logging.LogRecord) -> None:
         if is_silenced():
@@ -42,7 +44,15 @@ class Caught(logging.Handler):
         if len(self.said) < CARRIED:
             self.said.append(text)
         else:
-            self.more.add(text)
+            self.more.add(hash(text))
+
+    def chunk(self, folder: str, shown_as: str, first: int, count: int) -> None:
+        """The chunk's folder ``folder`` (a file in it, and itself: a disk's "no room in
+        <folder>" kept the worker's path) named as ``shown_as`` (a folder as
+        :func:`.chunk_dir.scene_sent` gives it, ending in the separator; "": the driver's
+        current one), its output frames ``first .. first + count - 1``."""
+        self.shown.update({folder + os.sep: shown_as, folder: shown_as.rstrip(os.sep) or "."})
+        self.frames = f"frames {first}-{first + count - 1}"
 
     @property
     def texts(self) -> list[str]:
@@ -56,8 +66,23 @@ class Caught(logging.Handler):
             text = text if len(text) <= LONGEST else text[:LONGEST - 3] + "..."
             if text not in out:
                 out.append(text)
-        return out + ([f"(and {len(self.more)} more warnings of these frames)"]
-                      if self.more else [])
+        return out + ([f"(and {len(self.more)} more warnings of {self.frames})"]
+                      if self.more else [])  # (its frames: two chunks' counts were one line)
+
+
+class _Others(logging.Handler):
+    """A scene's own warnings for ``into`` (:class:`Caught`): the root logger's and its
+    module's (``logging.warning``, ``getLogger(__name__)``: were lost on Ray, shown by a
+    local run), not hfrender's (caught on its logger, before a batch names its job) nor
+    Ray's own."""
+
+    def __init__(self, into: Caught) -> None:
+        super().__init__(logging.WARNING)
+        self.into = into
+
+    def emit(self, record: logging.LogRecord) -> None:
+        if record.name.partition(".")[0] not in ("hfrender", "ray"):
+            self.into.emit(record)
 
 
 @contextmanager
@@ -65,12 +90,15 @@ def caught() -> Iterator[Caught]:
     """The warnings said while this lasts (by ``hfrender``'s loggers, as they say them:
     before a batch names its job): a handler on the ``hfrender`` logger, taken off after,
     an error too; its :attr:`Caught.texts` once this ends."""
-    handler, top = Caught(), logging.getLogger("hfrender")
+    handler, top, root = Caught(), logging.getLogger("hfrender"), logging.getLogger()
+    others = _Others(handler)
     top.addHandler(handler)
+    root.addHandler(others)
     try:
         yield handler
     finally:
         top.removeHandler(handler)
+        root.removeHandler(others)
 
 
 class Told:

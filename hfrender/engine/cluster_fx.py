@@ -11,7 +11,6 @@ sequences are written locally, in one piece.
 
 from __future__ import annotations
 
-import os
 import time
 from dataclasses import asdict, replace
 from pathlib import Path
@@ -60,8 +59,9 @@ def _fx_chunk(files: dict[str, bytes], source: str, depth: str | None, output: s
     (:func:`.chunk_warnings.caught`: the driver says them; ``shown``: each file sent, by
     its name here, as the driver's user names it)."""
     with caught() as warnings, chunk_dir("fx-chunk") as tmp:
-        warnings.shown = {str(Path(tmp) / name): said for name, said in (shown or {}).items()}
-        warnings.shown[tmp + os.sep] = ""  # (the others: by their names here)
+        warnings.chunk(tmp, "", first, count)  # (the others: by their names here)
+        warnings.shown.update({str(Path(tmp) / name): said for name, said in
+                               (shown or {}).items()})
         lay_out(files, Path(tmp))
         chunk = _fx_segment(Path(tmp), source, depth, output, settings,
                             (first, count), pix_fmt)

@@ -5,7 +5,6 @@ GPU, if any, and given back as bytes with their checksum (a segment, or lossless
 from __future__ import annotations
 
 import hashlib
-import os
 from pathlib import Path
 
 from hfrender.checksum import sha256_file
@@ -62,8 +61,8 @@ def render_frames(files: dict[str, bytes], scene: tuple[str, str], scene_name: s
 
     cfg = task_config(config)
     with caught() as warnings, chunk_dir(within=scene[1]) as tmp:
-        warnings.shown = {tmp + os.sep: scene[1]}  # (its files as the driver names them)
-        lay_out(files, Path(tmp))
+        warnings.chunk(tmp, scene[1], start_of(cfg.frames) + first, count)  # (as the driver
+        lay_out(files, Path(tmp))  # names its files)
         memory = MemoryWriter()
         job = RenderJob(Path(tmp) / scene[0], cfg, scene_name=scene_name,
                         first_frame=start_of(cfg.frames) + first, count=count, writer=memory,
@@ -96,8 +95,8 @@ def render_chunk(files: dict[str, bytes], scene: tuple[str, str], scene_name: st
     cfg = task_config(config)
     codec = check_output(cfg.output, cfg.size, cfg.codec, pix_fmt=cfg.pix_fmt)
     with caught() as warnings, chunk_dir(within=scene[1]) as tmp:
-        warnings.shown = {tmp + os.sep: scene[1]}  # (its files as the driver names them)
-        lay_out(files, Path(tmp))
+        warnings.chunk(tmp, scene[1], start_of(cfg.frames) + first, count)  # (as the driver
+        lay_out(files, Path(tmp))  # names its files)
         chunk = _segment(Path(tmp), (scene[0], scene_name), cfg, codec, (first, count, gop),
                          known, hints)
     return {**chunk, "warnings": warnings.texts}

@@ -175,7 +175,7 @@ class RenderPreparation:
         self.nothing_left = self.count == 0
         return self.nothing_left
 
-    def hint_frames(self) -> int:
+    def hint_count(self) -> int:
         """The frames from the first that the hints look over (:func:`adaptive_probe`): the
         render's, as given (``hints``: a Ray chunk's, the whole rest of the output for the
         first chunk, 0 for the others: said once, as a local run says them), else those
@@ -192,7 +192,7 @@ class RenderPreparation:
                                                                  self.backend.name)
         decided = replace(config, hdr="on" if stats.hdr else "off")  # what auto came to
         self.probe = adaptive_probe(self.glctx.ctx, self.scene, decided, schedule, self.dof,
-                                    velocity, self.first_frame, self.hint_frames())
+                                    velocity, self.first_frame, self.hint_count())
         self.plan = plan = PlanStream(schedule, self.first_frame, self.count, counts=self.probe)
         passes = self.passes = FramePasses.of(config, plan) if self.own_writer else None
         if schedule.effective_shutter_deg != config.shutter or \
