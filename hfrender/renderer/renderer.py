@@ -211,7 +211,7 @@ class SceneRenderer:
         return (tuple(cam.position), tuple(cam.basis()[2].tolist()),
                 abs(float(cam.projection(w / h)[1, 1])) * h / 2)
 
-    def geometries(self, objs: list, models: list, lens: tuple) -> list[str]:
+    def geometries(self, objs: list, models: Any, lens: tuple) -> list[str]:
         """The geometry drawn for each of the built-in objects ``objs`` at its world matrix
         of ``models`` (:func:`levels`, all in one pass: a sphere's or a round shape's
         level; ``lens``: :meth:`_pixels_a_metre`). (One object a call was 46 us: 3,000

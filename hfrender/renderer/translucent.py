@@ -26,7 +26,7 @@ from hfrender.renderer.target import Target, _resolve_program, unbind
 from hfrender.scene import checks
 from hfrender.scene.meshes import is_model
 from hfrender.scene.nodes import called_all, drawn_opacity
-from hfrender.scene.objects import mesh
+from hfrender.scene.objects import mesh, world_matrices
 from hfrender.scene.text import is_text
 
 log = logging.getLogger(__name__)
@@ -95,11 +95,11 @@ def runs(renderer: Any, order: list, shared: dict, lens: tuple) -> list[tuple[tu
     found: list[tuple[tuple, list]] = []
     boxes = np.empty((len(order), 4))  # the closed shapes' of the last run: [first:n]
     first = n = 0
-    placed = [(i, obj, obj.world_matrix()) for i, obj in order]
-    built = [k for k, (_, obj, _) in enumerate(placed)
+    models = world_matrices([obj for _, obj in order])  # (all in one pass, as their levels)
+    placed = [(i, obj, models[k]) for k, (i, obj) in enumerate(order)]
+    built = [k for k, (_, obj) in enumerate(order)
              if not (is_model(obj.geometry) or is_text(obj.geometry))]
-    drawn = renderer.geometries([placed[k][1] for k in built], [placed[k][2] for k in built],
-                                lens)  # (all in one pass)
+    drawn = renderer.geometries([order[k][1] for k in built], models[built], lens)
     kinds = dict(zip(built, drawn, strict=True))
     for k, (i, obj, model) in enumerate(placed):
         prog = renderer.program_for(obj)
