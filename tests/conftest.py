@@ -5,7 +5,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from ray_helpers import end_ours, start_local
+from ray_helpers import end_ours, start_local, wait_idle
 
 pytest_plugins = ["pytester"]  # tests/test_gl_checks.py runs the GL fixture on a test
 
@@ -209,8 +209,16 @@ def reference_blur(frames, weights, stride, linear_light):
     return np.floor(np.einsum("kj...,j->k...", frames.astype(np.float64)[idx], w) + 0.5)
 
 
+@pytest.fixture
+def local_ray(_session_ray):
+    """The test session's one local Ray, idle as a test begins (no earlier test's task
+    holding a CPU)."""
+    wait_idle(_session_ray)
+    return _session_ray
+
+
 @pytest.fixture(scope="session")
-def local_ray():
+def _session_ray():
     """The test session's one local Ray (2 CPUs), shut down at the end, and no Ray process
     of ours left behind (only descendants of this test process are ended)."""
     ray = pytest.importorskip("ray", reason="the ray extra: bash dev.sh test installs it")

@@ -1,5 +1,6 @@
 """Ray in the tests: one local instance for the whole session (``local_ray`` in
-conftest.py), and the processes it leaves, found by their parent chain."""
+conftest.py, idle as each test begins), and the processes it leaves, found by their parent
+chain."""
 
 import os
 import signal
@@ -69,3 +70,17 @@ def start_local(ray, end, **kwargs):
         ray.shutdown()
         end()
         ray.init(**kwargs)
+
+
+def wait_idle(ray, timeout=60.0):
+    """Wait until no task holds a CPU of the shared local Ray (an earlier test's chunk still
+    ending: a failed job's, told to stop); the seconds waited. A test that counts the chunks
+    running at once saw one CPU taken (CI: a batch stopped by Ctrl-C kept 1 segment, not 2)."""
+    start = time.time()
+    while True:
+        total = ray.cluster_resources().get("CPU", 0)
+        if ray.available_resources().get("CPU", 0) >= total:
+            return time.time() - start
+        assert time.time() - start < timeout, (
+            f"the test Ray still runs an earlier test's tasks after {timeout:g} s")
+        time.sleep(0.1)

@@ -153,3 +153,29 @@ def test_a_batch_jobs_failed_chunk_stops_its_own_chunks_and_the_other_jobs_go_on
         "scene error in update(t) at t=2.5 s (output frame 75): RuntimeError: broken (")
     assert rows["failing"]["frames"] >= 30  # the chunk done before, kept for the next run
     assert rows["other"]["status"] == "done" and (tmp_path / "out" / "b.mp4").is_file()
+
+
+def test_a_chunk_failing_after_the_failed_renders_wait_is_read_not_printed_later(local_ray,
+                                                                                 caplog):
+    """A failed render's other chunk that failed after :func:`forget`'s wait was left
+    unread: Ray printed its error, a traceback of ~40 lines, once the driver dropped it, in
+    whatever ran then (CI: a failed batch job's, under the next test's job 'video')."""
+    import gc
+
+    from hfrender.engine.ray_wait import forget
+
+    @local_ray.remote
+    def late(label):
+        time.sleep(0.5)
+        raise RuntimeError(f"late chunk {label}")
+
+    label = f"{time.time_ns()}"  # (this case's own: an earlier one's print is not ours)
+    refs = [late.remote(label)]
+    with caplog.at_level("DEBUG", logger="hfrender.engine.ray_wait"):
+        forget(local_ray, refs, lambda given: given, wait_s=0.01)
+        del refs
+        for _ in range(30):  # Ray's print comes once the task has failed, the ref dropped
+            gc.collect()
+            time.sleep(0.1)
+    said = [(r.levelname, r.getMessage()) for r in caplog.records if label in r.getMessage()]
+    assert said == [("DEBUG", f"a chunk after the failure: late chunk {label}")]

@@ -235,7 +235,29 @@ def forget(ray: Any, refs: list, close: Callable[[list], list],
         try:
             ray.get(ref)
         except Exception as exc:  # noqa: BLE001 - cancelled, or its own failure: read
-            log.debug("a chunk after the failure: %s", exc)
+            _read_after_failure(exc)
+    done = set(ended)
+    _read_when_ended([ref for ref in refs if ref not in done])
+
+
+def _read_after_failure(exc: BaseException | None) -> None:
+    if exc is not None:  # (a Ray task's error: its own, not the ~40 lines around it)
+        log.debug("a chunk after the failure: %s", getattr(exc, "cause", None) or exc)
+
+
+def _read_when_ended(refs: list) -> None:
+    """Read the result of each task of ``refs`` when it ends, after the failed render's
+    wait: one that fails unread Ray prints, its traceback under whatever runs then (a
+    failed batch job's chunk, under the next job's name: CI)."""
+    def read(future: Any) -> None:
+        if not future.cancelled():
+            _read_after_failure(future.exception())
+
+    for ref in refs:
+        try:
+            ref.future().add_done_callback(read)
+        except Exception as exc:  # noqa: BLE001 - no future (the cluster gone): unread
+            log.debug("reading a chunk after the failure: %s", exc)
 
 
 def _taken(take: Callable[[Any], Iterable | None], ref: Any
