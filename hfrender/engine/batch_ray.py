@@ -9,6 +9,7 @@ import time
 from collections.abc import Callable
 from contextlib import ExitStack
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -21,7 +22,7 @@ from hfrender.engine.batch_state import BatchState, JobResult
 from hfrender.engine.cluster import ClusterRender
 from hfrender.engine.cluster_fx import ClusterFx
 from hfrender.engine.ray_connect import connect
-from hfrender.engine.ray_wait import TURNED_AWAY, Gate, collect, taken, task_ids
+from hfrender.engine.ray_wait import TURNED_AWAY, Gate, collect, forget, taken, task_ids
 from hfrender.errors import HFRenderError
 from hfrender.io.exr_footage import is_one_image
 from hfrender.io.outputs import take_back
@@ -268,14 +269,17 @@ def _collect(ray: Any, gate: Gate, jobs: list, owner: dict, running: dict, state
         if i not in running:  # the job failed already
             return None
         entry = running[i]
+        named = partial(filtered, lambda: JobNamed(jobs[i].name))  # (its chunks' warnings)
         try:
-            with filtered(lambda: JobNamed(jobs[i].name)):  # (its chunks' warnings: named)
-                kept = taken(ray, ref, entry.render.accept)
+            with named():
+                kept = taken(ray, ref, entry.render.accept, entry.render.told.tell)
             if kept is TURNED_AWAY:  # (after a stop: the job is stopped, not done)
                 return TURNED_AWAY
             entry.refs.discard(ref)
         except Exception as exc:  # noqa: BLE001 - this job fails, the others go on
-            gate.refuse(entry.refs)  # (not begun: turned away; running: told to stop)
+            with named():  # (not begun: turned away; running: told to stop, what they
+                forget(ray, [r for r in entry.refs if r != ref], gate.refuse,  # said
+                       tell=entry.render.told.tell)  # told before the job's error)
             _given_up(i, jobs[i], running.pop(i), exc, done)
             return entry.refs
         if not entry.refs:

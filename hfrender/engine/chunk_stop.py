@@ -21,7 +21,8 @@ POLL_S = 0.25  # how often a running task asks its gate whether to stop
 
 
 class Stopped(Exception):
-    """Raised in a task told to stop; its gate's task returns None (nothing to keep)."""
+    """Raised in a task told to stop; its gate's task returns nothing to keep, only the
+    warnings it said (:func:`.chunk_warnings.stopped_with`)."""
 
 
 _told: threading.Event | None = None  # the task running in this worker process (one at once)

@@ -1,14 +1,17 @@
 """A Ray chunk's warnings carried back to its driver: a worker's log is its own (Ray's
 ``log_to_driver`` is off), so what a render there warns of (a scene's own warning in
-``update(t)``, a font's missing glyph, the motion hint) was seen by no one. The task
-catches its ``hfrender`` loggers' warnings (:func:`caught`) and returns them with its
-result; the driver says each distinct one once (:class:`Told`)."""
+``update(t)``, its ``warnings.warn``, a font's missing glyph, the motion hint) was seen by
+no one. The task catches its log's warnings and Python's (:func:`caught`) and returns them
+with its result, or with its error (:func:`carried`), or with its stop
+(:func:`stopped_with`); the driver says each distinct one once (:class:`Told`), a failed
+render's before its error."""
 
 from __future__ import annotations
 
 import logging
 import os
-from collections.abc import Iterator
+import warnings
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 
 from hfrender.logs import is_silenced
@@ -17,6 +20,7 @@ CARRIED = 20  # a chunk's distinct warnings carried back, at most (then a count 
 LONGEST = 2000  # characters of one, at most
 
 log = logging.getLogger("hfrender.engine.cluster")
+CARRIED_ON = "hf_warnings"  # an error's attribute: the warnings its chunk said before it
 
 
 class Caught(logging.Handler):
@@ -33,13 +37,21 @@ class Caught(logging.Handler):
         self.frames = "these frames"  # the chunk's, as the overflow line names them
 
     def emit(self, record: logging.LogRecord) -> None:
-        if is_silenced():
-            return
         try:
             text = record.getMessage()
         except Exception:  # noqa: BLE001 - a record whose arguments do not format
             text = str(record.msg)
-        if text in self.said:
+        self.add(text)
+
+    def warned(self, message: Warning | str, category: type[Warning], filename: str,
+               lineno: int, file: object = None, line: str | None = None) -> None:
+        """A ``warnings.warn``'s first line as a local run prints it: ``shot.py:12:
+        UserWarning: the bulb hums`` (its file named as :attr:`shown` says)."""
+        self.add(f"{filename}:{lineno}: {category.__name__}: {message}")
+
+    def add(self, text: str) -> None:
+        """``text`` said, unless said already or while :func:`~hfrender.logs.silenced`."""
+        if is_silenced() or text in self.said:
             return
         if len(self.said) < CARRIED:
             self.said.append(text)
@@ -51,8 +63,13 @@ class Caught(logging.Handler):
         <folder>" kept the worker's path) named as ``shown_as`` (a folder as
         :func:`.chunk_dir.scene_sent` gives it, ending in the separator; "": the driver's
         current one), its output frames ``first .. first + count - 1``."""
-        self.shown.update({folder + os.sep: shown_as, folder: shown_as.rstrip(os.sep) or "."})
+        self.named(folder, shown_as)
         self.frames = f"frames {first}-{first + count - 1}"
+
+    def named(self, folder: str, shown_as: str) -> None:
+        """The folder ``folder`` (and a file in it) named as ``shown_as`` in :attr:`texts`
+        (the driver's scene folder as its chunks name it: their warnings are its own)."""
+        self.shown.update({folder + os.sep: shown_as, folder: shown_as.rstrip(os.sep) or "."})
 
     @property
     def texts(self) -> list[str]:
@@ -88,17 +105,60 @@ class _Others(logging.Handler):
 @contextmanager
 def caught() -> Iterator[Caught]:
     """The warnings said while this lasts (by ``hfrender``'s loggers, as they say them:
-    before a batch names its job): a handler on the ``hfrender`` logger, taken off after,
-    an error too; its :attr:`Caught.texts` once this ends."""
+    before a batch names its job; a scene's loggers; ``warnings.warn``, still shown as it
+    was): a handler on the ``hfrender`` logger, taken off after, an error too; its
+    :attr:`Caught.texts` once this ends, and on an error raised through it
+    (:func:`carried`: a failed or stopped chunk's were lost)."""
     handler, top, root = Caught(), logging.getLogger("hfrender"), logging.getLogger()
     others = _Others(handler)
-    top.addHandler(handler)
-    root.addHandler(others)
-    try:
-        yield handler
-    finally:
-        top.removeHandler(handler)
-        root.removeHandler(others)
+    with warnings.catch_warnings():  # (showwarning put back after)
+        warnings.showwarning = _shown_by(handler, warnings.showwarning)
+        top.addHandler(handler)
+        root.addHandler(others)
+        try:
+            yield handler
+        except BaseException as exc:
+            _carry(exc, handler.texts)
+            raise
+        finally:
+            top.removeHandler(handler)
+            root.removeHandler(others)
+
+
+def _shown_by(handler: Caught, show: Callable[..., None]) -> Callable[..., None]:
+    """``warnings.showwarning`` that tells ``handler``, then shows as ``show`` did."""
+    def shown(*args: object, **kwargs: object) -> None:
+        handler.warned(*args, **kwargs)
+        show(*args, **kwargs)
+    return shown
+
+
+def _carry(exc: BaseException, texts: list[str]) -> None:
+    if texts:
+        try:  # (picklable: Ray sends the error back with them)
+            setattr(exc, CARRIED_ON, texts)
+        except (AttributeError, TypeError):  # an error that takes no attribute: as it is
+            pass
+
+
+def carried(exc: BaseException) -> list[str]:
+    """The warnings a chunk said before ``exc`` (:func:`caught`), read from Ray's wrapping
+    of it (a ``RayTaskError``'s ``cause``) too; [] for none."""
+    said = getattr(exc, CARRIED_ON, None)
+    if said is None:
+        said = getattr(getattr(exc, "cause", None), CARRIED_ON, None)
+    return list(said or ())
+
+
+def stopped_with(texts: list[str]) -> dict:
+    """What a chunk told to stop gives back (:func:`.ray_wait.gated`): no work, the
+    warnings it said before; :func:`is_stopped` knows it."""
+    return {"stopped": True, "warnings": texts}
+
+
+def is_stopped(result: object) -> bool:
+    """Whether a task's ``result`` is a stopped chunk's (:func:`stopped_with`)."""
+    return isinstance(result, dict) and result.get("stopped") is True
 
 
 class Told:

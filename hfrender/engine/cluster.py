@@ -116,8 +116,9 @@ class ClusterRender:
         """What every chunk must agree on, decided once here: frames, granularity (so
         keyframes and segments fall where a local render puts them), the manifest. Its
         warnings are not said again where a chunk says them (:class:`.Told`)."""
-        with caught() as own:
-            self._prepare()
+        with caught() as own:  # (its scene's file as its chunks name it: their setup()'s
+            own.named(str(self.scene_file.resolve().parent), scene_sent(self.scene_file)[1])
+            self._prepare()  # warnings.warn, printed here, not said again)
         self.told = Told(own.texts)
         return self
 
@@ -189,10 +190,11 @@ class ClusterRender:
         try:
             gate = Gate(ray)
             pending = self.submit(ray, gate)
-            late = collect(ray, list(pending), lambda ref: taken(ray, ref, self.accept),
+            late = collect(ray, list(pending),
+                           lambda ref: taken(ray, ref, self.accept, self.told.tell),
                            (lambda waiting: []) if self.sequence else  # a sequence's frames
                            partial(gate.running, gpu=self.config.backend == "cuda"),  # go
-                           gate.refuse)  # a chunk failed: the others stop
+                           gate.refuse, self.told.tell)  # a chunk failed: the others stop
             self.stats.reruns = gate.reruns(task_ids(pending))  # on a stop
             return replace(self.finish(), stopped_late=late is not None)
         except BaseException:

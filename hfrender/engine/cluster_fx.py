@@ -169,8 +169,10 @@ class ClusterFx:
         ray = connect(self.address)
         gate = Gate(ray)
         pending = self.submit(ray, gate)
-        late = collect(ray, list(pending), lambda ref: taken(ray, ref, self.accept),
-                       gate.running, gate.refuse)  # (a Ctrl-C once all were running)
+        late = collect(ray, list(pending),
+                       lambda ref: taken(ray, ref, self.accept, self.told.tell),
+                       gate.running, gate.refuse, self.told.tell)  # (a Ctrl-C once all
+        # were running; a failure's warnings said before its error)
         self.stats.reruns = gate.reruns(task_ids(pending))
         return replace(self.finish(), stopped_late=late is not None)
 

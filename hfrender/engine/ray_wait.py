@@ -27,6 +27,7 @@ from collections.abc import Callable, Iterable
 from typing import Any
 
 from hfrender.engine import chunk_stop
+from hfrender.engine.chunk_warnings import carried, is_stopped, stopped_with
 from hfrender.io.outputs import uninterrupted
 
 log = logging.getLogger(__name__)
@@ -77,8 +78,8 @@ class _Keeper:
 def gated(keeper: Any, fn: Callable, *args: Any) -> Any:
     """On a worker: ``fn(*args)``, unless the gate closed (or refused this task) before it
     began (None: the driver reads it as :data:`TURNED_AWAY`, or has dropped it), or told
-    it to stop as it ran (None too: its render failed). An unreachable gate lets it
-    through."""
+    it to stop as it ran (its render failed: :func:`.chunk_warnings.stopped_with` the
+    warnings it said, read as turned away). An unreachable gate lets it through."""
     import ray
 
     task = ray.get_runtime_context().get_task_id()
@@ -92,8 +93,8 @@ def gated(keeper: Any, fn: Callable, *args: Any) -> Any:
     with chunk_stop.watched(lambda: ray.get(keeper.stopping.remote(task))):
         try:
             return fn(*args)
-        except chunk_stop.Stopped:
-            return None
+        except chunk_stop.Stopped as exc:
+            return stopped_with(carried(exc))
 
 
 class Gate:
@@ -151,15 +152,29 @@ def task_ids(refs: Iterable) -> list[str]:
 TURNED_AWAY = ("turned away by the gate",)  # a task's take: it did no work (after a stop)
 
 
-def taken(ray: Any, ref: Any, accept: Callable[[Any], None]) -> tuple | None:
+def taken(ray: Any, ref: Any, accept: Callable[[Any], None],
+          tell: Callable[[dict], None] | None = None) -> tuple | None:
     """``accept`` the result of the task ``ref``; one the gate turned away (None: a stop
-    closed it) is no chunk (was read as one: a TypeError, a review): :data:`TURNED_AWAY`,
-    which :func:`collect` counts as a cancelled task (the others running still taken)."""
-    result = ray.get(ref)
-    if result is None:
+    closed it) or stopped is no chunk (was read as one: a TypeError, a review):
+    :data:`TURNED_AWAY`, which :func:`collect` counts as a cancelled task (the others
+    running still taken). A chunk's error, or its stop, ``tell`` the warnings it said
+    first (:class:`.chunk_warnings.Told`'s: were lost), then it is raised as it came."""
+    try:
+        result = ray.get(ref)
+    except Exception as exc:
+        _tell(tell, exc)
+        raise
+    if result is None or is_stopped(result):
+        _tell(tell, result)
         return TURNED_AWAY
     accept(result)
     return None
+
+
+def _tell(tell: Callable[[dict], None] | None, said: Any) -> None:
+    """``tell`` the warnings of a failed chunk's error or of a stopped chunk's result."""
+    if tell is not None and said is not None:
+        tell(said if is_stopped(said) else {"warnings": carried(said)})
 
 
 def _beside_driver(ray: Any) -> dict:
@@ -176,12 +191,13 @@ def _beside_driver(ray: Any) -> dict:
 
 
 def collect(ray: Any, pending: list, take: Callable[[Any], Iterable | None],
-            running: Callable[[list], list], refuse: Callable[[list], Any] | None = None
-            ) -> KeyboardInterrupt | None:
+            running: Callable[[list], list], refuse: Callable[[list], Any] | None = None,
+            tell: Callable[[dict], None] | None = None) -> KeyboardInterrupt | None:
     """Hand each finished task's reference to ``take`` (which may return references of
     tasks to forget: a failed job's other chunks, which it turns away), until none is left;
     a failure (``take``'s error) forgets the others (:func:`forget`: ``refuse``, the gate's
-    :meth:`Gate.refuse`, stops them; without it, ``running`` turns away those not begun);
+    :meth:`Gate.refuse`, stops them; without it, ``running`` turns away those not begun;
+    ``tell``: what they said, before the error);
     a first Ctrl-C as the module says, raised once the work in progress is in, unless it
     was all of the work (no task cancelled: returned, the work whole, as a local render's
     interruption after its last frame; was: thrown away as interrupted). None: no stop."""
@@ -198,8 +214,9 @@ def collect(ray: Any, pending: list, take: Callable[[Any], Iterable | None],
                 pending = [ref for ref in pending if ref not in gone]
             if late is not None:
                 raise late
-        except Exception:  # a chunk failed: the run fails with its error alone
-            forget(ray, pending, refuse or running)
+        except Exception:  # a chunk failed: the run fails with its error (its and the
+            # stopped chunks' warnings said first)
+            forget(ray, pending, refuse or running, tell=tell)
             raise
         except KeyboardInterrupt as exc:
             if stop is not None:
@@ -216,12 +233,13 @@ def collect(ray: Any, pending: list, take: Callable[[Any], Iterable | None],
 
 
 def forget(ray: Any, refs: list, close: Callable[[list], list],
-           wait_s: float = FORGET_WAIT_S) -> None:
+           wait_s: float = FORGET_WAIT_S, tell: Callable[[dict], None] | None = None) -> None:
     """Stop the tasks of ``refs`` (``close``: the gate's :meth:`Gate.refuse`, or its
     :meth:`Gate.running`, which turns away those not begun) and read what those that end
     within ``wait_s`` raised: an error nobody reads, Ray prints with its traceback (a failed
-    render's other chunks printed 100 lines after its one). Told to stop, those running end
-    at their next sub-frame, and the wait with them."""
+    render's other chunks printed 100 lines after its one); ``tell`` the warnings they
+    said (before the failure's error: those ending later, unsaid). Told to stop, those
+    running end at their next sub-frame, and the wait with them."""
     try:
         close(refs)
     except Exception as exc:  # noqa: BLE001 - the cluster gone: the chunk's error stands
@@ -233,8 +251,9 @@ def forget(ray: Any, refs: list, close: Callable[[list], list],
         return
     for ref in ended:
         try:
-            ray.get(ref)
+            _tell(tell, ray.get(ref))
         except Exception as exc:  # noqa: BLE001 - cancelled, or its own failure: read
+            _tell(tell, exc)
             _read_after_failure(exc)
     done = set(ended)
     _read_when_ended([ref for ref in refs if ref not in done])
