@@ -31,6 +31,7 @@ from typing import Any
 
 import numpy as np
 
+from hfrender import heap
 from hfrender.errors import InputError, InputTypeError
 from hfrender.kept import Kept
 from hfrender.scene import checks
@@ -56,6 +57,10 @@ LEVELS_KEPT = 8  # finer rasters kept (raster_at): some megapixels each
 RASTERS_KEPT = 256
 RASTERS_BYTES = 128 << 20
 _rasters = Kept(RASTERS_BYTES, RASTERS_KEPT)  # the newest last
+# every this many rasters drawn anew, the heap's freed pages go back to the system: a text
+# new each sub-frame grew a long render ~30 KB a sub-frame, its freed blocks resident
+TRIM_EVERY = 16
+_made = heap.Every(TRIM_EVERY)
 ALIGNS = ("left", "center", "right")
 GEOMETRY = "text"
 
@@ -109,6 +114,7 @@ def _raster(text: str, font: str | None, align: str, stamp: tuple) -> Raster:
     key = (text, font, align, stamp)
     if (kept := _rasters.get(key)) is not None:
         return kept
+    _made.tick()  # (hfrender.heap: some 0.1 ms; drawing a raster some 5 ms)
     return _rasters.put(key, _drawn(text, font, align, stamp, 0))
 
 
