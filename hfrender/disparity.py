@@ -22,7 +22,7 @@ from typing import Any
 import numpy as np
 
 from hfrender.errors import InputError, InputTypeError, Spelling, about, saying, shown
-from hfrender.interop import real_number
+from hfrender.interop import number_said, real_number
 from hfrender.optics import MIN_BLUR_PX, Lens, check_blur_cap
 
 # the stand-in lens's f-stop (50 mm on 36 mm, as Blender's): its aperture only scales s;
@@ -102,7 +102,7 @@ def check_options(o: dict, name: Callable[[str], str]) -> tuple[float, float | N
         flags = name("depth_kind") != "depth_kind"
         raise about(InputError, "focus_disparity", focus, " must be a finite disparity >= 0 "
                     "(in the map's units; 0 and below is sky)",
-                    head=f"{name('focus_disparity')} {focus!r}" if flags else None)
+                    head=f"{name('focus_disparity')}{' ' if flags else '='}{number_said(focus)}")
     return float(blur), None if focus is None else float(focus)
 
 

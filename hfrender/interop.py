@@ -17,7 +17,7 @@ from typing import Any
 
 import numpy as np
 
-from hfrender.errors import BackendUnavailable, InputError, InputTypeError
+from hfrender.errors import BackendUnavailable, InputError, InputTypeError, shown
 
 DLPACK_CPU = 1
 
@@ -139,8 +139,7 @@ def not_numbers(value: Any, name: str, unit: str, wanted: str) -> str:
     if value is None:
         held = "None"
     elif isinstance(value, (list, tuple)):
-        found = _found(value)
-        held = f"a {kind} {'holding' if found == 'None' else 'of'} {found}"
+        held = f"a {kind} {_found(value)}"
     elif isinstance(dtype, np.dtype):
         held = f"an array of {_dtype_word(dtype)}"
     elif dtype is not None:  # (a tensor: torch.complex64 said as 'complex64'; was its kind)
@@ -157,34 +156,59 @@ def _a(word: str) -> str:
 
 def _found(x: list | tuple) -> str:
     """What nested lists that are not real numbers hold, in words: NumPy's dtype of them
-    ('str', 'bool', 'complex128'), else the kind of the first item that is not a real
-    number ('set', 'None' for None), else 'rows of unequal lengths'."""
+    ('of str', 'of complex128'), else the first item that is not a real number
+    (:func:`_odd`: 'of bool' among ints, 'holding None'), else 'of rows of unequal
+    lengths'."""
     try:
         arr = np.asarray(x)
     except (TypeError, ValueError):  # (ragged)
         arr = None
-    if arr is not None and arr.dtype.kind != "O":
-        return _dtype_word(arr.dtype)
-    return _first_odd(x) or "rows of unequal lengths"
+    if arr is not None and arr.dtype.kind not in "Oiuf":  # ([True, 1]: int64, a bool in it)
+        return f"of {_dtype_word(arr.dtype)}"
+    return _first_odd(x) or "of rows of unequal lengths"
 
 
-def _first_odd(x: list | tuple) -> str | None:
-    """The kind of the first item of nested lists that is not a real number, None if all are."""
+def _first_odd(x: list | tuple, read: bool = False) -> str | None:
+    """:func:`_odd` of the first item of nested lists that is not a real number, None if
+    all are; ``read``: NumPy read them as numbers (its ints fit int64: none past float's)."""
+    if _plain(x, read):
+        return None
     for item in x:
-        if isinstance(item, (list, tuple)):
-            odd = _first_odd(item)
-        elif isinstance(item, (numbers.Real, Decimal)) and not isinstance(item, bool):
-            odd = None
-        elif real_numbers(item) is not None:  # (an array, a tensor of numbers)
-            odd = None
-        elif isinstance(item, np.ndarray):
-            odd = _dtype_word(item.dtype)
-        else:
-            odd = ("None" if item is None else type(item).__name__
-                   if type(item).__module__ == "builtins" else _kind(item))
+        odd = _first_odd(item, read) if isinstance(item, (list, tuple)) else _odd(item)
         if odd:
             return odd
     return None
+
+
+def _plain(row: list | tuple, read: bool) -> bool:
+    """``row`` all Python floats and ints that float holds, at once (a 1080p depth's rows in
+    ~60 ms): each int at most the sum of their sizes, a real number (past float's range:
+    OverflowError), unless ``read``."""
+    kinds = set(map(type, row))
+    if not kinds <= {float, int}:
+        return False
+    try:
+        return read or int not in kinds or real_number(sum(map(abs, row)))
+    except OverflowError:
+        return False
+
+
+def _odd(item: object) -> str | None:
+    """None for a real number (:func:`real_number`) or an array of them, else what a list
+    holding it is, in words: 'holding' its value where it is a number refused for it
+    ("holding Decimal('sNaN')", a 401-digit int; was 'rows of unequal lengths') or None,
+    'of' its dtype for an array, else of its type ('of bool', 'of numpy.bool')."""
+    if real_number(item):
+        return None
+    if item is None or isinstance(item, (numbers.Real, Decimal)) and not isinstance(
+            item, (bool, np.bool_)):
+        return f"holding {number_said(item)}"
+    if isinstance(item, np.ndarray) or hasattr(item, "__dlpack__"):  # (a tensor of numbers)
+        if real_numbers(item) is not None:
+            return None
+        if isinstance(item, np.ndarray):
+            return f"of {_dtype_word(item.dtype)}"
+    return f"of {type(item).__name__ if type(item).__module__ == 'builtins' else _kind(item)}"
 
 
 def _dtype_word(dtype: np.dtype) -> str:
@@ -206,26 +230,43 @@ def _stacked(arrs: list[np.ndarray], name: str) -> np.ndarray:
 
 
 def real_number(value: object) -> bool:
-    """A real number (Python's, NumPy's, a Fraction, a Decimal), not a bool: what a
-    one-number argument takes, as :func:`real_numbers` takes arrays of them (was: a
-    Decimal refused by the lens's numbers, taken in a focus pull's list)."""
-    if isinstance(value, Decimal):  # a signalling NaN is none (float() of it raises), nor
-        return not value.is_snan() and (not value.is_finite() or  # one past float's
-                                        math.isfinite(float(value)))  # range (1e400: inf)
-    return isinstance(value, numbers.Real) and not isinstance(value, (bool, np.bool_))
+    """A real number (Python's, NumPy's, a Fraction, a Decimal), not a bool, that float
+    holds (NaN and infinities too): what a one-number argument takes, and an item of the
+    lists and object arrays :func:`real_numbers` takes (was: a Decimal refused by the
+    lens's numbers, taken in a focus pull's list). None are a signalling NaN (float() of
+    it raises), Decimal('1e400') (float's inf) and 10**400 (float() raises; was taken)."""
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (numbers.Real, Decimal)):
+        return False
+    try:
+        as_float = float(value)
+    except (OverflowError, ValueError):
+        return False
+    return not math.isinf(as_float) or value == as_float  # (an infinity: one given)
+
+
+def number_said(value: object) -> str:
+    """``value``'s repr on one line (:func:`hfrender.errors.shown`); an integer past float's
+    range by its first digits and length (``100000... (401 digits)``)."""
+    if isinstance(value, numbers.Integral) and not real_number(value) and not isinstance(
+            value, (bool, np.bool_)):
+        return f"{str(value)[:6]}... ({len(str(abs(value)))} digits)"
+    return shown(value)
 
 
 def real_numbers(value: Any) -> np.ndarray | None:
     """``value`` as NumPy reads it where that is real numbers (Fractions and Decimals as
-    float64), else None (strings, None, bools' object arrays, complex, a ragged list)."""
+    float64), else None (strings, None, complex, a ragged list): an object array's items
+    and nested lists' by :func:`real_number` (was: [True, 1.0] read as [1.0, 1.0], and
+    [10**400] an OverflowError, each refused alone)."""
     try:
         arr = np.asarray(value)
-        if arr.dtype.kind == "O" and all(isinstance(v, (numbers.Real, Decimal))
-                                         and not isinstance(v, bool) for v in arr.ravel()):
+        if arr.dtype.kind == "O" and all(map(real_number, arr.ravel())):
             arr = arr.astype(np.float64)
     except (TypeError, ValueError):
         return None
-    return arr if arr.dtype.kind in "iuf" else None
+    if arr.dtype.kind not in "iuf":
+        return None
+    return None if isinstance(value, (list, tuple)) and _first_odd(value, True) else arr
 
 
 def named_numbers(value: Any, name: str) -> np.ndarray | None:

@@ -16,7 +16,7 @@ from typing import Any
 import numpy as np
 
 from hfrender.errors import InputError, InputTypeError, about, shown
-from hfrender.interop import grad_free, real_number, unmasked, unread
+from hfrender.interop import grad_free, number_said, real_number, unmasked, unread
 
 FRONT_TOLERANCE = 0.01  # relative depth difference that separates two surfaces (depth DoF)
 # the smallest circle of confusion (diameter, pixels) that blurs anything in depth mode: a
@@ -80,7 +80,7 @@ class Lens:
         _positive("sensor_width_mm", self.sensor_width_mm)
         f_m = float(self.focal_length_mm) / 1000.0  # (a Decimal's too)
         fd = self.focus_distance
-        if not (_real(fd) and not math.isnan(fd) and fd > f_m):  # (named as given: as_given)
+        if not (real_number(fd) and not math.isnan(fd) and fd > f_m):  # (named as given: as_given)
             raise about(_bad(fd), "focus_distance", fd, " must be a distance in metres greater "
                         f"than the focal length ({f_m:g} m, a {self.focal_length_mm:g} mm lens)"
                         ", or inf", head=f"focus_distance={_number(fd)}")
@@ -166,11 +166,11 @@ def check_blur_cap(what: str, value: object) -> None:
     """One clear line where ``value`` (a cap on the circle of confusion's diameter) is no
     number > 0, or one under :data:`MIN_BLUR_PX`, which would turn depth of field off
     without a word."""
-    if not (_real(value) and math.isfinite(value)):  # no cap: the default, for every caller
+    if not (real_number(value) and math.isfinite(value)):  # no cap: the default, for every caller
         # (was "(no cap: None)", a Python word to the command line, and to --max-blur too)
         cap = " (no cap: leave it out)" if what == "max_coc_px" else ""
         raise about(_bad(value), what, value, " must be a finite number of pixels, at least "
-                    f"{MIN_BLUR_PX:g}{cap}", head=f"{what}={_said(value)}")
+                    f"{MIN_BLUR_PX:g}{cap}", head=f"{what}={number_said(value)}")
     if value < MIN_BLUR_PX:  # 0 and negative too: none of them blurs
         raise about(InputError, what, value, f" blurs nothing: under {MIN_BLUR_PX:g} px across "
                     "a circle of confusion leaves every pixel as it is (a pixel's disk is "
@@ -183,7 +183,7 @@ def check_blades(what: str, value: object) -> int:
     if not (whole and (value == 0 or 3 <= value <= 64)):  # (was: 5.0 "must be ... between
         kind = "" if whole else "a whole number, "  # 3 and 64", which it is, said alone)
         raise about(_bad(value), what, value, f" must be {kind}0 (round) or between 3 and 64",
-                    head=f"{what}={_said(value)}")
+                    head=f"{what}={number_said(value)}")
     return int(value)
 
 
@@ -271,18 +271,6 @@ def scalar(value: Any, name: str | None = None) -> Any:
                              ) from None
 
 
-def _real(value: object) -> bool:
-    """A real number (Python or NumPy scalar, a Fraction, a Decimal) that is a float, not a
-    bool (an integer past float's range is none: 10**400; nor a signalling NaN Decimal)."""
-    if not real_number(value):
-        return False
-    try:
-        float(value)
-    except (OverflowError, ValueError):
-        return False
-    return True
-
-
 def _bad(value: object) -> type[InputError]:
     """The error for a bad ``value``: a :class:`InputTypeError` (a ``TypeError`` too) for
     what is not a number at all (``"2"``)."""
@@ -293,30 +281,22 @@ def _bad(value: object) -> type[InputError]:
 def _number(value: object) -> str:
     """A number to 10 digits (a focus pull's ``0.021875000000000033`` as ``0.021875``);
     what is not one, as its repr."""
-    return f"{float(value):.10g}" if _real(value) else _said(value)  # (a Fraction too)
-
-
-def _said(value: object) -> str:
-    """``value``'s repr on one line (:func:`hfrender.errors.shown`); an integer past float's
-    range by its first digits and length."""
-    if isinstance(value, numbers.Integral) and not _real(value) and not isinstance(value, bool):
-        return f"{str(value)[:6]}... ({len(str(abs(value)))} digits)"
-    return shown(value)
+    return f"{float(value):.10g}" if real_number(value) else number_said(value)  # (a Fraction too)
 
 
 def check_focal_length(value: object) -> None:
     """A focal length the user gives the effects (``focal_length_mm=``) or ``hfrender fx``
     (``--focal-length-mm``, a job's key): past :data:`MAX_FOCAL_LENGTH_MM` one line naming
     it (else a Lens's own checks say what is wrong with it, in their order)."""
-    if _real(value) and not math.isnan(value) and value > MAX_FOCAL_LENGTH_MM:
+    if real_number(value) and not math.isnan(value) and value > MAX_FOCAL_LENGTH_MM:
         _positive("focal_length_mm", value, MAX_FOCAL_LENGTH_MM, " (a lens of a kilometre)")
 
 
 def _positive(name: str, value: object, most: float = math.inf, what: str = "") -> None:
     """``value`` a finite number > 0 (at most ``most``, ``what`` that is, said where it is
     past it), else one line."""
-    if not (_real(value) and math.isfinite(value) and 0 < float(value) <= most):  # (as a
+    if not (real_number(value) and math.isfinite(value) and 0 < float(value) <= most):  # (as a
         # float: Decimal('1e-400') is > 0 and 0.0 as one, a ZeroDivisionError)
-        bound = f", at most {most:.0f}{what}" if _real(value) and float(value) > most else ""
+        bound = f", at most {most:.0f}{what}" if real_number(value) and float(value) > most else ""
         raise about(_bad(value), name, value, f" must be a finite number > 0{bound}",
-                    head=f"{name}={_said(value)}")
+                    head=f"{name}={number_said(value)}")

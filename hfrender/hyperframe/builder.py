@@ -27,7 +27,7 @@ from hfrender.hyperframe.pool import (
     slot_count,
     sub_frame_bytes,
 )
-from hfrender.interop import real_number, unmasked
+from hfrender.interop import number_said, real_number, unmasked
 from hfrender.limits import NO_LIMIT, cgroup_folders
 
 DEFAULT_CAP = 64  # frames per hyperframe when memory is plentiful
@@ -264,7 +264,7 @@ class HyperFrameBuilder:
         if pool.has_velocity:
             raise InputError("push() takes no velocity: fill it through reserve()")
         if not (real_number(t) and math.isfinite(t)):  # (a Decimal too, as a Fraction)
-            raise InputError(f"t={t!r} must be a finite time in seconds")
+            raise InputError(f"t={number_said(t)} must be a finite time in seconds")
         if t < self._last_t:
             raise InputError(f"t={float(t):g} is before the last frame's t="  # (a Fraction's
                              f"{self._last_t:g}: frames are pushed in time order (their "  # :g
