@@ -1,6 +1,6 @@
 """One rule for a real number at every entry point: interop.real_number, for one value, an
-item of nested lists (depth, velocity, weights, a curve) or of an object array: what one
-refuses alone is refused in a list, in one line."""
+item of nested lists (depth, velocity, weights, a curve) or of an object array, and a
+builder's free_bytes: what one refuses alone is refused in a list, in one line."""
 
 from decimal import Decimal
 from fractions import Fraction
@@ -69,6 +69,22 @@ def test_numbers_in_lists_are_read_as_before(rng):
     assert interop.real_numbers(rows.tolist()).dtype == np.float64
     np.testing.assert_array_equal(interop.real_numbers(rows.tolist()), rows)
     assert interop.real_numbers([[1, 2], [3, 4]]).dtype == np.int64
+
+
+def test_free_bytes_takes_any_whole_number_its_neighbours_take():
+    """free_bytes=Decimal('8e9') was refused as no whole number; 10**400 (taken by cap and
+    frame_bytes beside it) was an OverflowError; Decimal('2.5') still one line."""
+    fb = 100_000_000
+    want = hf.auto_granularity(fb, free_bytes=8_000_000_000)
+    assert want == 13  # 8e9 / 2 / (1e8 x 3 slots)
+    for free in (Decimal("8e9"), Fraction(8_000_000_000), np.float32(8e9)):
+        assert hf.auto_granularity(fb, free_bytes=free) == want, free
+    assert hf.auto_granularity(fb, cap=64, free_bytes=10 ** 400) == 64
+    for bad in (Decimal("2.5"), Decimal("sNaN"), Decimal("Infinity"), np.bool_(True)):
+        with pytest.raises(hf.InputTypeError) as e:
+            hf.auto_granularity(fb, free_bytes=bad)
+        assert str(e.value) == (f"free_bytes={bad!r} must be a whole number of bytes, or "
+                                "None (this machine's free memory)")
 
 
 def test_an_int_past_floats_range_alone_is_one_line(rng):

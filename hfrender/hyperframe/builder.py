@@ -104,10 +104,11 @@ def auto_granularity(frame_bytes: int, *, frames_per_output: int = 1, halo: int 
 
 def _whole_bytes(value: object) -> int:
     """``free_bytes`` as an int: ``8e9`` is 8000000000 (was: refused as no whole number,
-    which it is; before that, a float's granularity); ``"1G"``, ``0.5``, ``True`` one
-    line."""
-    if isinstance(value, numbers.Real) and not isinstance(value, (bool, np.bool_)) \
-            and math.isfinite(value) and float(value).is_integer():
+    which it is; before that, a float's granularity), as is ``Decimal('8e9')`` (a real
+    number, :func:`real_number`; was refused) and an int of any size, as ``cap`` takes
+    (10**400 was an OverflowError); ``"1G"``, ``0.5``, ``True`` one line."""
+    whole = isinstance(value, numbers.Integral) and not isinstance(value, (bool, np.bool_))
+    if whole or real_number(value) and math.isfinite(value) and value == int(value):
         return int(value)
     raise InputTypeError(f"free_bytes={value!r} must be a whole number of bytes, or None "
                          "(this machine's free memory)")
