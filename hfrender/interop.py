@@ -200,8 +200,7 @@ def _odd(item: object) -> str | None:
     'of' its dtype for an array, else of its type ('of bool', 'of numpy.bool')."""
     if real_number(item):
         return None
-    if item is None or isinstance(item, (numbers.Real, Decimal)) and not isinstance(
-            item, (bool, np.bool_)):
+    if item is None or a_number(item):
         return f"holding {number_said(item)}"
     if isinstance(item, np.ndarray) or hasattr(item, "__dlpack__"):  # (a tensor of numbers)
         if real_numbers(item) is not None:
@@ -229,13 +228,20 @@ def _stacked(arrs: list[np.ndarray], name: str) -> np.ndarray:
     return native(np.stack(arrs))
 
 
+def a_number(value: object) -> bool:
+    """A number of a kind :func:`real_number` takes (Python's, NumPy's, a Fraction, a
+    Decimal; not a bool), whatever its value: one it refuses for its value (sNaN, 1e400)
+    is said as a number (an InputError, a list 'holding' it), not as a type."""
+    return isinstance(value, (numbers.Real, Decimal)) and not isinstance(value, (bool, np.bool_))
+
+
 def real_number(value: object) -> bool:
     """A real number (Python's, NumPy's, a Fraction, a Decimal), not a bool, that float
     holds (NaN and infinities too): what a one-number argument takes, and an item of the
     lists and object arrays :func:`real_numbers` takes (was: a Decimal refused by the
     lens's numbers, taken in a focus pull's list). None are a signalling NaN (float() of
     it raises), Decimal('1e400') (float's inf) and 10**400 (float() raises; was taken)."""
-    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (numbers.Real, Decimal)):
+    if not a_number(value):
         return False
     try:
         as_float = float(value)

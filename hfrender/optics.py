@@ -9,14 +9,13 @@ from __future__ import annotations
 import math
 import numbers
 from dataclasses import dataclass
-from decimal import Decimal
 from functools import lru_cache
 from typing import Any
 
 import numpy as np
 
 from hfrender.errors import InputError, InputTypeError, about, shown
-from hfrender.interop import grad_free, number_said, real_number, unmasked, unread
+from hfrender.interop import a_number, grad_free, number_said, real_number, unmasked, unread
 
 FRONT_TOLERANCE = 0.01  # relative depth difference that separates two surfaces (depth DoF)
 # the smallest circle of confusion (diameter, pixels) that blurs anything in depth mode: a
@@ -274,8 +273,7 @@ def scalar(value: Any, name: str | None = None) -> Any:
 def _bad(value: object) -> type[InputError]:
     """The error for a bad ``value``: a :class:`InputTypeError` (a ``TypeError`` too) for
     what is not a number at all (``"2"``)."""
-    return InputError if isinstance(value, (numbers.Real, Decimal)) and not isinstance(
-        value, bool) else InputTypeError  # (Decimal('1e400'): a number, past float's)
+    return InputError if a_number(value) else InputTypeError  # (Decimal('1e400'): a number)
 
 
 def _number(value: object) -> str:
