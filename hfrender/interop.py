@@ -163,8 +163,8 @@ def _found(x: list | tuple) -> str:
         arr = np.asarray(x)
     except (TypeError, ValueError):  # (ragged)
         arr = None
-    if arr is not None and arr.dtype.kind not in "Oiuf":  # ([True, 1]: int64, a bool in it)
-        return f"of {_dtype_word(arr.dtype)}"
+    if arr is not None and arr.dtype.kind != "O":  # ([True, 1]: int64, a bool in it)
+        return arr.dtype.kind in "iuf" and _first_odd(x, True) or f"of {_dtype_word(arr.dtype)}"
     return _first_odd(x) or "of rows of unequal lengths"
 
 
