@@ -269,11 +269,12 @@ def _batch_parser(sub: argparse._SubParsersAction) -> None:
                         "entries). Options (before or after the file) override it for every "
                         "job; --summary FILE writes the results as JSON; --ray [ADDRESS] "
                         "runs the jobs' chunks on a Ray cluster (alone: a Ray started here; "
-                        "auto: the one 'ray start' began); --quiet.")
+                        "auto: the one 'ray start' began); --quiet; --dry-run: what a run "
+                        "would do with each job now, doing nothing (exit 1: one would fail).")
     bt.add_argument("jobs", metavar="JOBS", help="a jobs file (.toml)")
     bt.add_argument("options", nargs=argparse.REMAINDER, metavar="...",
-                    help="--summary FILE, --ray [ADDRESS], --quiet, and overrides such as "
-                    "--samples 4")
+                    help="--summary FILE, --ray [ADDRESS], --quiet, --dry-run, and overrides "
+                    "such as --samples 4")
     bt.set_defaults(func=cmd_batch)
 
 

@@ -10,8 +10,8 @@ import os
 import sys
 import time
 from collections import Counter
+from contextlib import nullcontext
 from pathlib import Path
-from typing import Any
 
 from hfrender.cli.batch_words import overrides_of
 from hfrender.cli.common import (
@@ -23,7 +23,7 @@ from hfrender.cli.common import (
     stop_asked,
 )
 from hfrender.config import ConfigError
-from hfrender.engine.batch_paths import READS
+from hfrender.engine.batch_inputs import input_failed
 from hfrender.engine.batch_progress import BatchTally, go_on, planned_frames
 from hfrender.errors import pastable
 from hfrender.io.segments import segments_kept
@@ -31,18 +31,35 @@ from hfrender.io.sequence_names import home_path
 from hfrender.logs import JobNamed, filtered
 from hfrender.progress import progress_bar, span, time_of_day
 
+BUSY = "is running this jobs file; wait for it to end"  # one batch of a jobs file at a time
+
 
 def cmd_batch(args: argparse.Namespace) -> int:
-    from hfrender.engine.batch import load_jobs
-    from hfrender.engine.batch_paths import check_jobs, check_summary
-    from hfrender.engine.batch_values import numbers_checked
     from hfrender.io.output_lock import output_lock
+    from hfrender.io.outputs import looking_only
 
     own, overrides = overrides_of(args.options)
     if own.get("verbose"):
         args.verbose = True  # main() shows a traceback with the error
         logging.getLogger().setLevel(logging.INFO)
     quiet = bool(own.get("quiet"))
+    with looking_only() if own.get("dry_run") else nullcontext():  # (no probe file made)
+        jobs = _checked(args, own, overrides)
+    if own.get("dry_run"):
+        from hfrender.cli.batch_dry import dry_run
+
+        return dry_run(Path(args.jobs), jobs, own, quiet)
+    with output_lock(str(Path(args.jobs).resolve()), "batch", BUSY):
+        return _run_batch(args, jobs, own, quiet)
+
+
+def _checked(args: argparse.Namespace, own: dict, overrides: dict) -> list:
+    """The jobs of the jobs file, each checked, and the batch's own options (a dry run's
+    too: the same refusals)."""
+    from hfrender.engine.batch import load_jobs
+    from hfrender.engine.batch_paths import check_jobs, check_summary
+    from hfrender.engine.batch_values import numbers_checked
+
     ray_address(own.get("ray"))  # (--ray '': was "Invalid address format:")
     jobs = load_jobs(args.jobs, overrides)  # every job checked before any runs
     numbers_checked(overrides)
@@ -61,9 +78,7 @@ def cmd_batch(args: argparse.Namespace) -> int:
             raise ConfigError(f"--summary {own['summary']} is a folder; give a file in it, "
                               f"e.g. {Path(own['summary']) / 'summary.json'}")
         check_writable(own["summary"], "--summary")
-    with output_lock(str(Path(args.jobs).resolve()), "batch",  # one batch of a jobs file
-                     "is running this jobs file; wait for it to end"):  # at a time
-        return _run_batch(args, jobs, own, quiet)
+    return jobs
 
 
 def _run_batch(args: argparse.Namespace, jobs: list, own: dict, quiet: bool) -> int:
@@ -87,7 +102,7 @@ def _run_batch(args: argparse.Namespace, jobs: list, own: dict, quiet: bool) -> 
                     running.update(n=n, t0=time.perf_counter(), frames=0,
                                    began=time.time() - 2,  # (file times: 1-2 s coarse)
                                    segments=segments_kept(job.output))
-                    failed = _input_failed(job, jobs[:n], finished)
+                    failed = input_failed(job, jobs[:n], finished)
                     finished[n] = failed or _one(job, state, (n, tally), quiet, running)
                     tally.ended(n, finished[n])
                     if failed:
@@ -113,7 +128,7 @@ def _run_batch(args: argparse.Namespace, jobs: list, own: dict, quiet: bool) -> 
             # the signal that came (Ray's wait turns a SIGTERM into a plain KeyboardInterrupt:
             code = interrupted_code(stop_asked()() if stop_asked() else exc)  # was 130, a review)
     results = unfinished(jobs, finished, started, running)
-    unsaved = own.get("summary") and _write_summary(Path(own["summary"]),
+    unsaved = own.get("summary") and write_summary(Path(own["summary"]),
                                                     summary_json(results) + "\n")
     if not code and not unsaved:  # every job ran, the summary written: a Ctrl-C now
         complete()  # changes nothing
@@ -128,7 +143,7 @@ def _run_batch(args: argparse.Namespace, jobs: list, own: dict, quiet: bool) -> 
     return 1 if any(r.status == "failed" for r in results) else 0
 
 
-def _write_summary(path: Path, text: str) -> str | None:
+def write_summary(path: Path, text: str) -> str | None:
     """``text`` at ``path`` whole or not at all (a full disk or a kill midway left half a
     summary under its name: an earlier one lost, and the next run refused it as not one).
     One that cannot be written (a disk filled by the jobs): its one line, for after the
@@ -144,24 +159,6 @@ def _write_summary(path: Path, text: str) -> str | None:
                 "outputs are kept; the file there is left as it was)")
     finally:
         tmp.unlink(missing_ok=True)
-    return None
-
-
-def _input_failed(job: Any, before: list, finished: dict) -> Any:
-    """An fx job's result, not run, where its input or depth pass is the output of an
-    earlier job that failed or was not run (was: run on that job's older output, "up to
-    date", or "input not found")."""
-    from hfrender.engine.batch_state import JobResult
-
-    if job.kind != "fx":
-        return None
-    reads = {Path(p).resolve() for p in (job.source, *map(job.options.get, READS)) if p}
-    for k, other in enumerate(before):
-        status = finished[k].status
-        if status in ("failed", "not run") and other.output.resolve() in reads:
-            return JobResult(job.name, "not run", output=str(job.output),
-                             error=f"it reads the output of job {other.name!r}, which "
-                                   f"{'failed' if status == 'failed' else 'did not run'}")
     return None
 
 

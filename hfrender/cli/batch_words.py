@@ -8,7 +8,7 @@ from hfrender.engine.batch_fields import NOT_IN_A_BATCH
 from hfrender.engine.batch_values import Typed
 from hfrender.errors import as_given, as_typed, nearest
 
-OWN = ("--summary", "--quiet", "--ray")
+OWN = ("--summary", "--quiet", "--ray", "--dry-run")
 SHORT = {"-o": "output", "-s": "scene"}
 
 
@@ -28,6 +28,11 @@ def overrides_of(words: list[str]) -> tuple[dict, dict]:
         if word == "-q":  # --quiet, as the commands take it
             own["quiet"], i = True, i + 1
             continue
+        if word == "--dry-run":  # a flag: what a run would do, said (cli.batch_dry)
+            own["dry_run"], i = True, i + 1
+            continue
+        if word.startswith("--dry-run="):
+            raise ConfigError(f"{word}: --dry-run takes no value (--dry-run alone)")
         if word in SHORT:  # render's and fx's -o and -s: each job's own
             raise ConfigError(f"{word}: {NOT_IN_A_BATCH[SHORT[word]]}")
         if not word.startswith("--"):

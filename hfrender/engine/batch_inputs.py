@@ -136,3 +136,22 @@ def _frames_there(where: str, source: Path) -> bool:
         return is_sequence(str(source)) and bool(sequence_files(str(source)))
     except HFRenderError as exc:
         raise InputError(f"{where}: {first_line(exc)}") from None
+
+
+def input_failed(job: Any, before: list, finished: dict) -> Any:
+    """An fx job's result, not run, where its input or depth pass is the output of an
+    earlier job that failed or was not run (was: run on that job's older output, "up to
+    date", or "input not found"); ``finished``: the earlier jobs' results (or plans), by
+    their place."""
+    from hfrender.engine.batch_state import JobResult
+
+    if job.kind != "fx":
+        return None
+    reads = {Path(p).resolve() for p in (job.source, *map(job.options.get, READS)) if p}
+    for k, other in enumerate(before):
+        status = finished[k].status
+        if status in ("failed", "not run") and other.output.resolve() in reads:
+            return JobResult(job.name, "not run", output=str(job.output),
+                             error=f"it reads the output of job {other.name!r}, which "
+                                   f"{'failed' if status == 'failed' else 'did not run'}")
+    return None

@@ -50,10 +50,14 @@ class BatchState:
     writable: bool = True  # False: said once, nothing recorded (every run makes every job)
 
     @classmethod
-    def load(cls, jobs_file: Path) -> BatchState:
-        """The state beside ``jobs_file``; a warning first where it cannot be written."""
+    def load(cls, jobs_file: Path, looking: bool = False) -> BatchState:
+        """The state beside ``jobs_file``; a warning first where it cannot be written
+        (``looking``: read alone, nothing tried nor recorded, ``batch --dry-run``)."""
         path = jobs_file.with_name(f".{jobs_file.name}.state.json")
         state = cls(path, _records(path, say=True))
+        if looking:
+            state.writable = False
+            return state
         probe = path.with_name(f"{path.name}.{os.getpid()}.tmp")  # as record() writes it
         try:
             probe.write_text("")

@@ -24,6 +24,7 @@ log = logging.getLogger(__name__)
 # the lock with that child a moment longer (an flock belongs to the open file, which the
 # child shares until it closes its descriptors: milliseconds, more on a loaded machine)
 ENDED_HOLDER_WAIT = 10.0
+WRITING = "is writing it; wait for it to finish, or write elsewhere"  # a writer's refusal
 
 
 class OutputBusy(InputError):
@@ -49,8 +50,7 @@ class _LeftHeld(BlockingIOError):
 
 
 @contextmanager
-def output_lock(output: str, what: str | None = None,
-                doing: str = "is writing it; wait for it to finish, or write elsewhere",
+def output_lock(output: str, what: str | None = None, doing: str = WRITING,
                 key: str = "output") -> Iterator[None]:
     """Hold ``output`` while this run writes it: a second hfrender of this user writing the
     same file or sequence (two shells, two batches) is refused in one line, not left to mix
@@ -77,11 +77,7 @@ def output_lock(output: str, what: str | None = None,
         raise OutputBusy(left.line(head, verb.removeprefix("is "), ", or write "
                                    "elsewhere" if "elsewhere" in rest else "")) from None
     except BlockingIOError as busy:
-        if not str(busy):  # held by readers (they write no pid): an fx, a reexpose
-            raise OutputBusy(f"{head}: another hfrender is reading it (an fx of "
-                             "it, a reexpose of a store); wait for it to finish, or write "
-                             "elsewhere") from None
-        raise OutputBusy(f"{head}: another hfrender ({busy}) {doing}") from None
+        raise _writer_refused(head, str(busy), doing) from None
     except OSError as exc:
         log.warning("%s is not locked against a second run writing it: %s", output,
                     exc.strerror or exc)
@@ -96,6 +92,64 @@ def output_lock(output: str, what: str | None = None,
             yield
         finally:  # removed while held (was: a file an output, never removed: 57,109 of
             path.unlink(missing_ok=True)  # them in a trial's temporary folder)
+
+
+def _writer_refused(head: str, who: str, doing: str) -> OutputBusy:
+    """The refusal of a run writing the output ``head`` names, held by ``who`` (``pid N``;
+    empty: readers)."""
+    if not who:  # held by readers (they write no pid): an fx, a reexpose
+        return OutputBusy(f"{head}: another hfrender is reading it (an fx of it, a reexpose "
+                          "of a store); wait for it to finish, or write elsewhere")
+    return OutputBusy(f"{head}: another hfrender ({who}) {doing}")
+
+
+def _reader_refused(path: str, what: str, who: str) -> OutputBusy:
+    """The refusal of a run reading ``path`` (``what`` names it), a writer ``who`` holding it."""
+    return OutputBusy(f"{what} {typed_output(path)}: another hfrender ({who}) is writing it; "
+                      "wait for it to finish")
+
+
+def busy_now(output: str, sources: list[tuple[str, str | None]], what: str | None = None,
+             doing: str = WRITING) -> OutputBusy | None:
+    """The refusal :func:`holding` (``output``, ``sources``, ``what``; :func:`output_lock`'s
+    ``doing``) would meet now, in its words, found by looking alone: no lock file made, no
+    lock kept but for a moment (``batch --dry-run``); None where it would hold them all (a
+    holder that has ended: it waits for that one, :data:`ENDED_HOLDER_WAIT`)."""
+    locks = {lock_path(output)}
+    for name, source in sources:
+        if source and lock_path(source) not in locks:
+            locks.add(lock_path(source))
+            who = _held_now(lock_path(source), shared=True)
+            if who is not None:
+                return _reader_refused(source, name, who)
+    who = _held_now(lock_path(output), shared=False)
+    return None if who is None else _writer_refused(output_said(typed_output(output), what),
+                                                    who, doing)
+
+
+def _held_now(path: Path, shared: bool) -> str | None:
+    """What holds lock file ``path`` against a reader's (``shared``) or a writer's lock now
+    (``pid N``; empty: readers; ``another process``), its lock tried and let go at once;
+    None where none does, or its holder has ended, or there is no such file."""
+    try:
+        import fcntl
+
+        fh = open(path)  # (read alone: its time and size as they were)
+    except (ImportError, OSError):
+        return None
+    with fh:
+        try:
+            fcntl.flock(fh, (fcntl.LOCK_SH if shared else fcntl.LOCK_EX) | fcntl.LOCK_NB)
+        except BlockingIOError:
+            who = _holder(fh)
+            pid = int(who[4:]) if who.startswith("pid ") and who[4:].isdigit() else 0
+            if pid and process_ended(pid):
+                return None
+            return who or ("another process" if shared else "")
+        except OSError:
+            return None
+        fcntl.flock(fh, fcntl.LOCK_UN)
+    return None
 
 
 def lock_path(output: str) -> Path:
@@ -126,8 +180,7 @@ def input_lock(path: str, what: str) -> Iterator[None]:
     except _LeftHeld as left:
         raise OutputBusy(left.line(f"{what} {typed_output(path)}", "writing it", "")) from None
     except BlockingIOError as busy:
-        raise OutputBusy(f"{what} {typed_output(path)}: another hfrender ({busy}) is writing "
-                         "it; wait for it to finish") from None
+        raise _reader_refused(path, what, str(busy)) from None
     except OSError:
         yield
         return

@@ -11,7 +11,9 @@ import shutil
 import signal
 import tempfile
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
 from pathlib import Path
 
 from hfrender.errors import os_said, output_said, pastable
@@ -289,6 +291,8 @@ def cannot_make(folder: Path) -> str | None:
     that is there), a file made and removed to see; None where one can."""
     while not folder.exists() and folder != folder.parent:
         folder = folder.parent
+    if _LOOKING.get():
+        return _looked(folder)
     try:
         fd, probe = tempfile.mkstemp(prefix=".hfrender-probe-", dir=folder)
     except OSError as exc:
@@ -300,6 +304,32 @@ def cannot_make(folder: Path) -> str | None:
     os.close(fd)
     os.unlink(probe)
     return None
+
+
+_LOOKING: ContextVar[bool] = ContextVar("hfrender_looking_only", default=False)
+
+
+@contextmanager
+def looking_only() -> Iterator[None]:
+    """:func:`cannot_make` answers without making a file meanwhile (``batch --dry-run``:
+    nothing made, not a folder's time changed): :func:`_looked`."""
+    token = _LOOKING.set(True)
+    try:
+        yield
+    finally:
+        _LOOKING.reset(token)
+
+
+def _looked(folder: Path) -> str | None:
+    """:func:`cannot_make`'s answer from looking alone: a read-only file system, a folder
+    this user may not write in (as the system's permissions say: root passes, and a full
+    disk is not seen)."""
+    try:
+        if os.statvfs(folder).f_flag & os.ST_RDONLY:
+            return f"{folder}: the file system is read-only"
+    except (OSError, AttributeError):  # (AttributeError: Windows has no statvfs)
+        pass
+    return None if os.access(folder, os.W_OK | os.X_OK) else f"{folder}: permission denied"
 
 
 def _names_fit(output: str, what: str | None, folder: Path) -> None:
