@@ -186,3 +186,19 @@ def test_an_fx_job_on_a_failing_or_a_remade_output_is_planned_as_it_runs(tmp_pat
     assert plan[1]["status"] == "done" and plan[1]["frames"] is None  # (made first: unknown)
     assert plan[1]["plan"] == "run all its frames (on job 'fresh''s output, made first)"
     assert done[1]["frames"] == 6
+
+
+def test_a_batch_of_the_jobs_file_running_now_is_refused_as_a_second_run_is(
+        tmp_path, monkeypatch, capsys):
+    from hfrender.cli.batch import BUSY
+    from hfrender.io.output_lock import output_lock
+
+    jobs = four_kinds(tmp_path, monkeypatch)
+    capsys.readouterr()
+    with output_lock(str(jobs.resolve()), "batch", BUSY):
+        assert main(["batch", str(jobs)]) == 2
+        refused = capsys.readouterr().err
+        assert main(["batch", str(jobs), "--dry-run"]) == 2
+        assert capsys.readouterr().err == refused == (
+            f"hfrender: error: batch {jobs}: another hfrender (pid {os.getpid()}) is running "
+            "this jobs file; wait for it to end\n")
