@@ -67,14 +67,14 @@ def depth_for(path: str, scale: Scale, zero_is_sky: bool, size: tuple[int, int],
     if depth.count != count and not depth.static:
         raise FootageError(f"depth {path} has {n_frames(depth.count)}, the footage {count}: "
                            "one depth frame per frame is needed")
+    def check(frame: np.ndarray, i: int) -> None:  # a bad value named as given
+        validate.depth_frame(frame, i, file=depth.file(i), disparity=isinstance(
+            scale, Disparity), given=_as_given(depth, scale, zero_is_sky, i))
+
     if depth.first.size:  # a bad value (NaN, <= 0) is the error, not a note on the focus
-        validate.depth_frame(depth.first, 0, file=depth.file(0),
-                             disparity=isinstance(scale, Disparity))
+        check(depth.first, 0)
     if depth.array is not None and depth.first.size:  # every frame, before any is written
-        scan(depth.array, lambda a: _metres(a, scale, zero_is_sky), lambda f, i:
-             validate.depth_frame(f, i, file=depth.file(i), disparity=isinstance(scale,
-                                                                             Disparity)),
-             _ends(scale))
+        scan(depth.array, lambda a: _metres(a, scale, zero_is_sky), check, _ends(scale))
     if isinstance(scale, Disparity):
         return _stand_in(depth, scale, w, h)
     first, lens = f"depth {path}'s first frame", lens_for(depth.first)
@@ -88,6 +88,18 @@ def depth_for(path: str, scale: Scale, zero_is_sky: bool, size: tuple[int, int],
     if log.isEnabledFor(logging.INFO) and depth.first.size:
         log.info("%s: %s", first, _summary(depth.first, lens, w, h))
     return replace(depth, frames=_checked(depth))
+
+
+def _as_given(depth: DepthPass, scale: Scale, zero_is_sky: bool, i: int) -> np.ndarray | None:
+    """Frame ``i`` of an array's pass (.npy, .npz) in float64 metres, whose values a refused
+    frame names as given (a depth of 1e-300 m is 0 in float32, as the pass is read: was
+    said "<= 0 (0)"; :func:`hfrender.validate.depth_frame` takes it where it is the
+    frame's size, not a resized pass's); else None (an image's values are float32 at most;
+    a disparity map's said of the map)."""
+    if depth.array is None or isinstance(scale, Disparity):
+        return None
+    with np.errstate(over="ignore", under="ignore"):
+        return _metres(depth.array[i], scale, zero_is_sky, np.float64)
 
 
 def _ends(scale: Scale) -> tuple[str, ...] | None:

@@ -124,9 +124,11 @@ def _read_image(path: str | Path) -> np.ndarray:
     return d[..., 0] if d.ndim == 3 else d
 
 
-def _metres(frame: np.ndarray, scale: Scale, zero_is_sky: bool) -> np.ndarray:
-    """A frame of the pass in metres (float32): times ``scale``, or with ``scale`` (near, far)
-    a pass normalised to 0..1 (its integer type's largest value 1) from near to far; 0 is
+def _metres(frame: np.ndarray, scale: Scale, zero_is_sky: bool,
+            real: type[np.floating] = np.float32) -> np.ndarray:
+    """A frame of the pass in metres (float32; ``real`` np.float64: the values as given, a
+    refused frame's, named so): times ``scale``, or with ``scale`` (near, far) a pass
+    normalised to 0..1 (its integer type's largest value 1) from near to far; 0 is
     sky (inf) with ``zero_is_sky`` (a depth sensor's pixels of no reading, a PNG's sky); a
     disparity map (``scale`` a :class:`Disparity`), its inverse (stand-in metres times s)."""
     if isinstance(scale, Disparity):
@@ -134,12 +136,12 @@ def _metres(frame: np.ndarray, scale: Scale, zero_is_sky: bool) -> np.ndarray:
     if isinstance(scale, tuple):
         near, far = scale
         one = np.iinfo(frame.dtype).max if frame.dtype.kind in "iu" else 1.0
-        d = np.asarray(frame, np.float32)
-        out = d * np.float32((far - near) / one) + np.float32(near)
+        d = np.asarray(frame, real)
+        out = d * real((far - near) / one) + real(near)
         out[np.isposinf(d)] = np.inf  # a float pass's sky, FAR < NEAR too (was: -inf, refused)
         return out
     with np.errstate(over="ignore"):  # past float32 (a renderer's FLT_MAX sky): inf, sky
-        out = np.asarray(frame, np.float32) * np.float32(scale)
+        out = np.asarray(frame, real) * real(scale)
     if zero_is_sky:
         out[out == 0] = np.inf
     return out
@@ -168,11 +170,14 @@ def _read_one(path: Path) -> np.ndarray:
         raise FootageError(unreadable(path, exc, "depth ")) from None
 
 
-def _static(path: str, frame: np.ndarray, scale: Scale, zero_is_sky: bool) -> DepthPass:
-    """One depth frame (H, W) for every frame of the footage."""
+def _static(path: str, frame: np.ndarray, scale: Scale, zero_is_sky: bool,
+            stored: bool = False) -> DepthPass:
+    """One depth frame (H, W) for every frame of the footage (``stored``: an array's, kept
+    as its ``array`` of one frame)."""
     metres = _metres(frame, scale, zero_is_sky)
     return DepthPass(path, 1, (int(frame.shape[1]), int(frame.shape[0])),
-                     itertools.repeat(metres), metres, _note(path, frame, scale), static=True)
+                     itertools.repeat(metres), metres, _note(path, frame, scale), static=True,
+                     array=frame[None] if stored else None)
 
 
 def open_depth(path: str, scale: Scale = 1.0, zero_is_sky: bool = False) -> DepthPass:
@@ -201,7 +206,7 @@ def open_depth(path: str, scale: Scale = 1.0, zero_is_sky: bool = False) -> Dept
         if arr.ndim == 3 and arr.shape[0] == 1:  # one frame, batched: as hf.depth_of_field
             arr = arr[0]  # takes it (was: "has 1 frame, the footage 48", a trial)
         if arr.ndim == 2:  # one depth frame: every frame's
-            return _static(path, arr, scale, zero_is_sky)
+            return _static(path, arr, scale, zero_is_sky, stored=True)
         if arr.ndim != 3:
             raise FootageError(f"{path}: depth must have shape (frames, height, width), or "
                                f"(height, width) for every frame; got {arr.shape}")
