@@ -74,7 +74,9 @@ pytestmark = pytest.mark.usefixtures("gl_context")
      r"job 'bar': unknown field 'sizee' for a render job; did you mean 'size'\?$"),
     (lambda t: t.replace("duration = 0.5", "duration = 0.5\nzzz = 1"),
      r"job 'bar': unknown field 'zzz' for a render job; known: .*, name, output, .*, scene, "
-     r"scene-class, "),
+     r"scene_class, "),  # as documented and as the hint offers it (was scene-class there)
+    (lambda t: t.replace("duration = 0.5", "duration = 0.5\nscene-clas = \"A\""),
+     r"jobs\.toml: job 'bar': unknown field 'scene-clas'; did you mean 'scene_class'\?$"),
     (lambda t: t.replace('name = "frames"', 'name = "bar"'),
      r"two jobs are named 'bar'; give each its own name"),
     (lambda t: t.replace('name = "frames"', 'name = 5'),  # was: "name is missing"

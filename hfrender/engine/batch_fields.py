@@ -24,8 +24,8 @@ def unknown_field(where: str, raw: str, kind: str, known: dict) -> str:
     why = NOT_IN_A_BATCH.get(raw.replace("-", "_"))
     if why is not None:
         return f"{where}: {raw!r} is not a job's field: {why}"
-    names = sorted(k.replace("_", "-") for k in [*known, *OWN_KEYS.get(kind, ())])  # (dashed
-    # as the others: scene_class was the one name with an underscore)
+    names = sorted([*(k.replace("_", "-") for k in known), *OWN_KEYS.get(kind, ())])  # the
+    # options dashed as their flags, own keys as documented (scene_class: the hint's too)
     return unknown_key(where, raw, names, f" for {_a(kind)} job")  # (hfrender.toml's too)
 
 
