@@ -77,6 +77,14 @@ pytestmark = pytest.mark.usefixtures("gl_context")
      r"scene_class, "),  # as documented and as the hint offers it (was scene-class there)
     (lambda t: t.replace("duration = 0.5", "duration = 0.5\nscene-clas = \"A\""),
      r"jobs\.toml: job 'bar': unknown field 'scene-clas'; did you mean 'scene_class'\?$"),
+    # a job's own key misspelt in [defaults]: the key meant, and whose it is (was: the
+    # known options' list, without it)
+    (lambda t: t.replace("samples = 2", 'samples = 2\nouput = "o.mp4"'),
+     r"jobs\.toml: \[defaults\]: unknown field 'ouput'; did you mean 'output'\? output is "
+     r"each job's own; give it in every \[\[job\]\]$"),
+    (lambda t: t.replace("samples = 2", 'samples = 2\nscene_clas = "A"'),
+     r"jobs\.toml: \[defaults\]: unknown field 'scene_clas'; did you mean 'scene_class'\? "
+     r"scene_class is each job's own; give it in every \[\[job\]\]$"),
     (lambda t: t.replace('name = "frames"', 'name = "bar"'),
      r"two jobs are named 'bar'; give each its own name"),
     (lambda t: t.replace('name = "frames"', 'name = 5'),  # was: "name is missing"

@@ -26,7 +26,7 @@ from typing import Any
 
 import hfrender
 from hfrender.config import ConfigError, RenderConfig, parse_range, parse_size
-from hfrender.engine.batch_fields import unknown_field
+from hfrender.engine.batch_fields import each_jobs_own, unknown_field
 from hfrender.engine.batch_inputs import beside, depth_made, fx_input, input_maker, made_later
 from hfrender.engine.batch_paths import (
     READS,
@@ -287,8 +287,8 @@ def load_jobs(path: str | Path, overrides: dict | None = None) -> list[BatchJob]
     defaults, entries = job_tables(path, data)
     own = next((k for k in defaults if option_name(k) in JOB_KEYS), None)
     if own is not None:  # it was left out without a word, and the jobs told of missing it
-        raise InputError(f"{path}: [defaults]: {own} is each job's own; give it in every "
-                         "[[job]]")
+        raise InputError(f"{path}: [defaults]: {each_jobs_own(own)}")
+    own_key_misspelt(f"{path}: [defaults]", defaults, {*RENDER_OPTIONS, *FX_OPTIONS}, True)
     made_later(path, entries, defaults, overrides)  # (an fx job before the job that makes
     #                                                 its input)
     project = project_defaults(RENDER_OPTIONS, path.parent) if any(  # (fx jobs alone: none)

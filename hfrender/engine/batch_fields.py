@@ -29,6 +29,11 @@ def unknown_field(where: str, raw: str, kind: str, known: dict) -> str:
     return unknown_key(where, raw, names, f" for {_a(kind)} job")  # (hfrender.toml's too)
 
 
+def each_jobs_own(key: str) -> str:
+    """What a job's own key in [defaults] is told (``output is each job's own; ...``)."""
+    return f"{key} is each job's own; give it in every [[job]]"
+
+
 # a job's own keys, by kind: among the known ones told (was: a list without output)
 OWN_KEYS = {"render": ("name", "scene", "scene_class", "output"),
             "fx": ("name", "input", "output")}

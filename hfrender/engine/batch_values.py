@@ -13,7 +13,7 @@ from typing import Any
 
 from hfrender.config import ConfigError, parse_fps
 from hfrender.disparity import DISPARITY_ONLY, NOT_WITH_DISPARITY
-from hfrender.engine.batch_fields import OWN_KEYS
+from hfrender.engine.batch_fields import OWN_KEYS, each_jobs_own
 from hfrender.engine.batch_paths import option_name, spelt
 from hfrender.errors import InputError, as_given, as_typed, nearest, toml_said
 
@@ -229,14 +229,18 @@ def said_once(errors: list[InputError]) -> list[InputError]:
     return [e for e in out if e is not None]
 
 
-def own_key_misspelt(where: str, entry: dict, options: set[str]) -> None:
+def own_key_misspelt(where: str, entry: dict, options: set[str],
+                     defaults: bool = False) -> None:
     """A job's own key misspelt (``scnee``, ``ouput``; not one of ``options``): named with
     the key meant, before that key's absence is told (was: "give either scene (a render)
-    or input (an fx job)", "name is missing")."""
+    or input (an fx job)", "name is missing"); in ``[defaults]`` (``defaults``), whose it
+    is too (was: the known options' list, without it)."""
     own = sorted({k for keys in OWN_KEYS.values() for k in keys})
     for raw in entry:
         if option_name(raw) in own or option_name(raw) in options:
             continue
         near = nearest(option_name(raw), [*own, *options])  # (an option's: its own line,
         if near and near[0] in own:  # later: 'sample' was told 'name', 'sizee' 'scene')
-            raise InputError(f"{where}: unknown field {raw!r}; did you mean {near[0]!r}?")
+            whose = f" {each_jobs_own(near[0])}" if defaults else ""
+            raise InputError(f"{where}: unknown field {raw!r}; did you mean {near[0]!r}?"
+                             f"{whose}")
