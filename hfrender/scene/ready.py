@@ -41,6 +41,7 @@ from hfrender.scene.loader import SceneError, SceneUpdateError, call_scene, load
 from hfrender.scene.meshes import READING_S
 from hfrender.scene.nodes import Placed, lineage
 from hfrender.scene.unadded import refuse_construct, say_unadded
+from hfrender.scene.update_value import say_returned
 
 log = logging.getLogger(__name__)
 
@@ -100,12 +101,13 @@ def first_look(scene: Scene, frame: int, fps: float,
     # some time is seen fresh there before the later time sets it
     near = [k for k in (frame + 1, frame - 1) if k >= 0 and k / fps <= scene.duration]
     far_copy = _copy(scene)  # (its state after the far look: the degrees' look's too)
-    looks = ((far_copy, min(frame, far), [max(frame, far)]), (scene, frame, near))
+    looks, returns = ((far_copy, min(frame, far), [max(frame, far)]), (scene, frame, near)), []
     for seen, at, between in looks:  # the far one on a copy: the scene drawn never sees
         if seen is None:  # a time it may latch on (a review: an impure scene's frames all
             continue  # took its late state)
         try:
-            changed = _look_between(seen, at, fps, between, far=at != frame)
+            changed = _look_between(seen, at, fps, between, far=at != frame,
+                                    returns=returns)
         except (SceneError, SceneUpdateError) as exc:
             if isinstance(exc.__cause__, AttributeError):  # (update(t) reading what
                 refuse_construct(scene)  # construct() would make; another bug: its own)
@@ -121,6 +123,7 @@ def first_look(scene: Scene, frame: int, fps: float,
                         spelling().on("resume"))
             object.__setattr__(scene, "_impure", True)  # its motion measures nothing: the
             break  # render's motion hints keep quiet (was: "jumps ... 23 times the width")
+    say_returned(scene, *returns[:1])  # (what update returned: said once, of the first call)
     if twin is not None and not getattr(scene, "_impure", False):  # (else: said of update)
         _say_set_up_apart(scene, twin, own, frame, fps)
     refuse_construct(scene)  # (manim's construct() and nothing drawn, once update(t) ran:
@@ -254,19 +257,23 @@ def _copy(scene: Scene) -> Scene | None:
 
 
 def _look_between(scene: Scene, frame: int, fps: float, between: list[int],
-                  far: bool = False) -> tuple[str, Any, Any, float] | None:
+                  far: bool = False, returns: list | None = None
+                  ) -> tuple[str, Any, Any, float] | None:
     """The drawn state at frame ``frame``'s time t0, then at the first of the frames
     ``between`` whose update succeeds (a scene may refuse a time this frame does not draw:
     a still of the frame before it was refused), then at t0 again: (what, before, after,
     the time in between) of the first difference, or None. ``far``: t0 is not a time the
-    render draws, and where update fails there, there is no look."""
+    render draws, and where update fails there, there is no look. ``returns``: what the
+    first update returned is put there (:func:`.update_value.say_returned`'s)."""
     t0 = frame / fps
     try:
-        call_scene(scene, "update(t)", scene.update, t0, t=t0, frame=frame)
+        returned = call_scene(scene, "update(t)", scene.update, t0, t=t0, frame=frame)
     except (SceneError, SceneUpdateError):
         if not far:  # the frame drawn: its error is the render's
             raise
         return None  # (a time this render does not draw: a scene that divides by t)
+    if returns is not None:
+        returns.append(returned)
     first = drawn_state(scene)
     t1 = None
     for k in between:
