@@ -79,10 +79,16 @@ def test_free_bytes_takes_any_whole_number_its_neighbours_take():
     assert want == 13  # 8e9 / 2 / (1e8 x 3 slots)
     for free in (Decimal("8e9"), Fraction(8_000_000_000), np.float32(8e9)):
         assert hf.auto_granularity(fb, free_bytes=free) == want, free
-    assert hf.auto_granularity(fb, cap=64, free_bytes=10 ** 400) == 64
-    for bad in (Decimal("2.5"), Decimal("sNaN"), Decimal("Infinity"), np.bool_(True)):
-        with pytest.raises(hf.InputTypeError) as e:
+    for huge in (10 ** 400, Decimal("8e400"), Fraction(10 ** 400)):  # whole, read exactly
+        assert hf.auto_granularity(fb, cap=64, free_bytes=huge) == 64, huge  # (were refused
+    #                                                as no whole number: review r1)
+    for bad in (Decimal("2.5"), Decimal("sNaN"), Decimal("Infinity"), Fraction(1, 2),
+                np.bool_(True), "8e9"):  # a number's InputError, what is none a TypeError's
+        kind = hf.InputTypeError if bad is np.bool_(True) or isinstance(bad, str) else \
+            hf.InputError
+        with pytest.raises(kind) as e:
             hf.auto_granularity(fb, free_bytes=bad)
+        assert type(e.value) is kind
         assert str(e.value) == (f"free_bytes={bad!r} must be a whole number of bytes, or "
                                 "None (this machine's free memory)")
 

@@ -132,6 +132,32 @@ def test_taken_says_a_failed_or_stopped_chunks_warnings_before_its_error(caplog)
     assert [r.getMessage() for r in caplog.records] == ["the lamp flickers", "frame 9: hums"]
 
 
+def test_forget_says_the_warnings_of_a_chunk_that_ended_whole_and_waits_for_those_begun(
+        caplog):
+    """A failed render's other chunk that had ended whole (or ends in the wait): its
+    warnings were dropped (read as an error's: none, review r1); a chunk the gate says
+    never began is not waited for (a batch's other jobs hold the CPUs it waits for: the
+    whole batch paused 5 s), but read when it ends."""
+    from hfrender.engine.chunk_warnings import Told
+    from hfrender.engine.ray_wait import forget
+
+    class Ray:
+        waited = None
+
+        def wait(self, refs, num_returns=1, timeout=None):
+            self.waited = list(refs)
+            return list(refs), []
+
+        def get(self, ref):
+            return {"first": 0, "warnings": [f"{ref}: the lamp flickers"]}
+
+    ray, told = Ray(), Told()
+    with caplog.at_level("WARNING"):
+        forget(ray, ["whole", "never began"], lambda refs: refs[:1], tell=told.tell)
+    assert ray.waited == ["whole"]
+    assert [r.getMessage() for r in caplog.records] == ["whole: the lamp flickers"]
+
+
 def test_a_failed_chunks_warnings_on_ray_are_said_before_its_error(local_ray, tmp_path, caplog,
                                                                   capsys, to_stderr, recwarn):
     """The last chunk (frames 16-23) warns at frame 17 (a log record and warnings.warn),

@@ -184,11 +184,7 @@ def _start(ray: Any, gate: Gate, job: BatchJob, progress: Callable, frames: dict
     for a job only a run here can do; None if it failed (told through ``done``).
     Its output is held in ``held`` (:func:`hfrender.io.output_lock.output_lock`), taken before
     anything of the output's is touched; a job run here instead takes it there."""
-    lock = ExitStack()
-
-    def named() -> Any:  # its warnings begin with its name, as a job's here do (were
-        return filtered(lambda: JobNamed(job.name))  # unnamed on Ray, a trial)
-
+    lock, named = ExitStack(), partial(_named, job.name)
     made = None  # the output folders it made: taken back, left empty, if it cannot start
     try:  # (as a failure's here are; were left, a review)
         lock.enter_context(hold(job))  # (its inputs too, as a job here: a review)
@@ -269,7 +265,7 @@ def _collect(ray: Any, gate: Gate, jobs: list, owner: dict, running: dict, state
         if i not in running:  # the job failed already
             return None
         entry = running[i]
-        named = partial(filtered, lambda: JobNamed(jobs[i].name))  # (its chunks' warnings)
+        named = partial(_named, jobs[i].name)  # (its chunks' warnings)
         try:
             with named():
                 kept = taken(ray, ref, entry.render.accept, entry.render.told.tell)
@@ -335,3 +331,9 @@ def _read_by_chunks(render: Any) -> dict:
     root = render.scene_file.resolve().parent
     return {str(root / name): stamp(root / name) for name in
             manifest.settings.get("scene_files") or {}}
+
+
+def _named(name: str) -> Any:
+    """A job's warnings begin with its name, as a job's here do (were unnamed on Ray, a
+    trial): its chunks' and its preparation's."""
+    return filtered(lambda: JobNamed(name))

@@ -60,8 +60,10 @@ class _Keeper:
             self.began[task] = 1
         return go
 
-    def refuse(self, tasks: list[str]) -> None:
+    def refuse(self, tasks: list[str]) -> list[str]:
+        """Refuse ``tasks``; those of them that began (running, or ended unread)."""
         self.refused.update(tasks)
+        return [task for task in tasks if task in self.began]
 
     def stopping(self, task: str) -> bool:
         """Whether the running ``task`` is to stop (its render failed)."""
@@ -126,13 +128,17 @@ class Gate:
     def refuse(self, refs: Iterable) -> list:
         """Turn away the tasks of ``refs`` that have not begun (a failed render's other
         chunks) and tell those running to stop (:mod:`~hfrender.engine.chunk_stop`; not
-        ``ray.cancel``, see the module); ``refs``, as a list."""
+        ``ray.cancel``, see the module); those of ``refs`` that began (to wait for: those
+        not begun may wait long for a CPU, a batch's other jobs holding them, to be turned
+        away), all of them where the gate does not answer."""
         refs = list(refs)
         try:
-            self.keeper.refuse.remote(task_ids(refs))
+            began = set(self.ray.get(self.keeper.refuse.remote(task_ids(refs)),
+                                     timeout=CLOSE_WAIT_S))
         except Exception as exc:  # noqa: BLE001 - its actor gone: they run, and are dropped
             log.debug("the gate's refusal: %s", exc)
-        return refs
+            return refs
+        return [ref for ref in refs if ref.task_id().hex() in began]
 
     def reruns(self, tasks: list[str]) -> int:
         """How many times Ray ran the tasks of ``tasks`` (ids, :func:`task_ids`) again, their
@@ -173,8 +179,8 @@ def taken(ray: Any, ref: Any, accept: Callable[[Any], None],
 
 def _tell(tell: Callable[[dict], None] | None, said: Any) -> None:
     """``tell`` the warnings of a failed chunk's error or of a stopped chunk's result."""
-    if tell is not None and said is not None:
-        tell(said if is_stopped(said) else {"warnings": carried(said)})
+    if tell is not None and said is not None:  # (a chunk's result, stopped or not: as
+        tell(said if isinstance(said, dict) else {"warnings": carried(said)})  # it is)
 
 
 def _beside_driver(ray: Any) -> dict:
@@ -235,17 +241,20 @@ def collect(ray: Any, pending: list, take: Callable[[Any], Iterable | None],
 def forget(ray: Any, refs: list, close: Callable[[list], list],
            wait_s: float = FORGET_WAIT_S, tell: Callable[[dict], None] | None = None) -> None:
     """Stop the tasks of ``refs`` (``close``: the gate's :meth:`Gate.refuse`, or its
-    :meth:`Gate.running`, which turns away those not begun) and read what those that end
-    within ``wait_s`` raised: an error nobody reads, Ray prints with its traceback (a failed
+    :meth:`Gate.running`, which turns away those not begun, each giving those that began)
+    and read what those that began and end within ``wait_s`` raised (the others: when they
+    end, :func:`_read_when_ended`): an error nobody reads, Ray prints with its traceback (a failed
     render's other chunks printed 100 lines after its one); ``tell`` the warnings they
     said (before the failure's error: those ending later, unsaid). Told to stop, those
     running end at their next sub-frame, and the wait with them."""
     try:
-        close(refs)
+        waiting = list(close(refs))  # (those that began: the others are turned away)
     except Exception as exc:  # noqa: BLE001 - the cluster gone: the chunk's error stands
         log.debug("closing the gate after a failure: %s", exc)
+        waiting = refs
     try:
-        ended = ray.wait(refs, num_returns=len(refs), timeout=wait_s)[0] if refs else []
+        ended = ray.wait(waiting, num_returns=len(waiting), timeout=wait_s)[0] \
+            if waiting else []
     except Exception as exc:  # noqa: BLE001 - the cluster gone: the chunk's error stands
         log.debug("waiting for the chunks after a failure: %s", exc)
         return

@@ -12,6 +12,8 @@ from __future__ import annotations
 import math
 import numbers
 import os
+from decimal import Decimal
+from fractions import Fraction
 from typing import Any
 
 import numpy as np
@@ -27,7 +29,7 @@ from hfrender.hyperframe.pool import (
     slot_count,
     sub_frame_bytes,
 )
-from hfrender.interop import number_said, real_number, unmasked
+from hfrender.interop import a_number, number_said, real_number, unmasked
 from hfrender.limits import NO_LIMIT, cgroup_folders
 
 DEFAULT_CAP = 64  # frames per hyperframe when memory is plentiful
@@ -104,14 +106,27 @@ def auto_granularity(frame_bytes: int, *, frames_per_output: int = 1, halo: int 
 
 def _whole_bytes(value: object) -> int:
     """``free_bytes`` as an int: ``8e9`` is 8000000000 (was: refused as no whole number,
-    which it is; before that, a float's granularity), as is ``Decimal('8e9')`` (a real
-    number, :func:`real_number`; was refused) and an int of any size, as ``cap`` takes
-    (10**400 was an OverflowError); ``"1G"``, ``0.5``, ``True`` one line."""
-    whole = isinstance(value, numbers.Integral) and not isinstance(value, (bool, np.bool_))
-    if whole or real_number(value) and math.isfinite(value) and value == int(value):
-        return int(value)
-    raise InputTypeError(f"free_bytes={value!r} must be a whole number of bytes, or None "
-                         "(this machine's free memory)")
+    which it is; before that, a float's granularity), as is ``Decimal('8e9')`` and any
+    whole number of any size (``10**400``, ``Decimal('8e400')``, a Fraction of one: read
+    exactly, not through float; 10**400 was an OverflowError), as ``cap`` takes; ``"1G"``,
+    ``0.5``, ``True`` one line (a number's InputError, what is none an InputTypeError)."""
+    if a_number(value) and _whole(value):
+        return int(value)  # type: ignore[call-overload]
+    kind = InputError if a_number(value) else InputTypeError
+    raise kind(f"free_bytes={number_said(value)} must be a whole number of bytes, or None "
+               "(this machine's free memory)")
+
+
+def _whole(value: object) -> bool:
+    """Whether the number ``value`` is whole and finite, exactly (a Decimal, a Fraction
+    past float's range too)."""
+    if isinstance(value, numbers.Integral):
+        return True
+    if isinstance(value, Decimal):
+        return value.is_finite() and value == value.to_integral_value()
+    if isinstance(value, Fraction):
+        return value.denominator == 1
+    return real_number(value) and math.isfinite(value) and value == int(value)
 
 
 class HyperFrameBuilder:
