@@ -265,18 +265,20 @@ def test_batch_takes_verbose_after_its_jobs_file(monkeypatch, tmp_path):
     from hfrender.cli import batch
 
     seen = {}
-    monkeypatch.setattr("hfrender.engine.batch.load_jobs",
-                        lambda path, overrides: seen.update(o=overrides) or [])
+    root = logging.getLogger()
+    monkeypatch.setattr("hfrender.engine.batch.load_jobs", lambda path, overrides: seen.update(
+        o=overrides, level=root.level) or [])
     monkeypatch.setattr(batch, "table", lambda results: "")
     (tmp_path / "jobs.toml").write_text("")
-    root = logging.getLogger()
     monkeypatch.setattr(root, "level", root.level)  # put back after the test
     for argv in (["batch", str(tmp_path / "jobs.toml"), "-v", "--samples", "2"],
                  ["batch", str(tmp_path / "jobs.toml"), "--samples", "2", "--verbose"]):
         root.setLevel(logging.WARNING)
         assert main(argv) == 0
         assert seen["o"] == {"samples": 2}  # -v is hfrender's, not a job option
-        assert root.level == logging.INFO  # what hfrender -v batch ... logs
+        assert seen["level"] == logging.INFO  # what hfrender -v batch ... logs
+        assert root.level == logging.WARNING  # as it was, after (was left INFO: a later
+        #                                       call in the process, a test's, logged INFO)
 
 
 def test_a_renders_option_given_to_fx_or_a_jobs_file_says_what_it_is(tmp_path, capsys):

@@ -285,7 +285,9 @@ MAX_ERRORS = 20  # lines of errors found together (a jobs file's): the rest coun
 def main(argv: Sequence[str] | None = None) -> int:
     complete(False)
     printable_streams()
-    try:
+    root = logging.getLogger()
+    level = root.level  # (-v's INFO put back after: main called in a process, a later call
+    try:  #                logged INFO; a test's capture, a tool's own logging)
         return _main(argv)
     except KeyboardInterrupt as exc:  # before (or after) a command's own handling of it
         if was_complete():  # its output in place already: nothing was stopped
@@ -295,6 +297,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     except BrokenPipeError:  # stdout's reader went (hfrender info | head): quietly, as ls
         _quiet_stdout()  # Python's own flush at exit would fail on it again
         return EXIT_SIGPIPE
+    finally:
+        root.setLevel(level)
 
 
 def _in_scene(exc: KeyboardInterrupt) -> str:
