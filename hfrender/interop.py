@@ -158,14 +158,16 @@ def _found(x: list | tuple) -> str:
     """What nested lists that are not real numbers hold, in words: NumPy's dtype of them
     ('of str', 'of complex128'), else the first item that is not a real number
     (:func:`_odd`: 'of bool' among ints, 'holding None'), else 'of rows of unequal
-    lengths' (ragged) or 'of numbers' (Fractions, ints past int64: real numbers all)."""
+    lengths' (ragged) or 'of numbers NumPy holds as objects' (Fractions, ints past
+    int64)."""
     try:
         arr = np.asarray(x)
     except (TypeError, ValueError):  # (ragged)
         arr = None
     if arr is not None and arr.dtype.kind != "O":  # ([True, 1]: int64, a bool in it)
         return arr.dtype.kind in "iuf" and _first_odd(x, True) or f"of {_dtype_word(arr.dtype)}"
-    return _first_odd(x) or ("of rows of unequal lengths" if arr is None else "of numbers")
+    return _first_odd(x) or ("of rows of unequal lengths" if arr is None else
+                            "of numbers NumPy holds as objects")
 
 
 def _first_odd(x: list | tuple, read: bool = False) -> str | None:

@@ -6,7 +6,7 @@ import importlib
 import math
 import numbers
 import warnings
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from typing import Any
 
 import numpy as np
@@ -333,14 +333,15 @@ _NOT_METRES = ("Depth must be metres from the camera (an inverse depth, or dispa
 
 
 def depth_frame(arr: np.ndarray, index: int, name: str = "depth", file: object = None,
-                disparity: bool = False, given: np.ndarray | None = None) -> np.ndarray:
+                disparity: bool = False, given: Callable[[], np.ndarray | None] | None = None
+                ) -> np.ndarray:
     """One frame ``(H, W)`` (or ``(H, W, 1)``) of a depth pass, checked as it is read:
     every value a distance > 0 (inf for sky). A bad value is named by the frame number
     ``index`` of the clip (and the ``file`` it came from: a sequence's) and the pixel
     (x, y) in it (``disparity``: of a disparity map's stand-in metres, its NaN a NaN or
-    +inf of the map), its value as in ``given`` ((H, W): the frame as given, where ``arr``
-    is already float32: an .npy's float64 metres), else ``arr``'s; returns the frame as
-    float32."""
+    +inf of the map), its value as in what ``given()`` gives ((H, W): the frame as given,
+    where ``arr`` is already float32: an .npy's float64 metres; made only for a refused
+    frame), else ``arr``'s; returns the frame as float32."""
     if arr.ndim == 3 and arr.shape[-1] == 1:
         arr = arr[..., 0]
     if arr.ndim != 2:
@@ -349,12 +350,13 @@ def depth_frame(arr: np.ndarray, index: int, name: str = "depth", file: object =
     if arr.dtype.kind not in "fiu":
         raise InputTypeError(f"{name} frame {index} has dtype {arr.dtype}; depth must be "
                              "numeric (float32 metres)")
-    given = arr if given is None or given.shape != arr.shape else given
-    arr = np.asarray(arr, np.float32)
+    first, arr = arr, np.asarray(arr, np.float32)
     if (arr > 0).all():  # (NaN and <= 0 in one pass)
         return arr
     name = f"{name} frame {index}" + ("" if file is None else f" ({file})")
-    raise _refused(arr, name, disparity, ZERO_IS_SKY, given)
+    stored = None if given is None else given()
+    stored = first if stored is None or stored.shape != arr.shape else stored
+    raise _refused(arr, name, disparity, ZERO_IS_SKY, stored)
 
 
 ZERO_IS_SKY = ("hfrender fx --depth-zero-is-sky reads 0 as sky, --depth-range NEAR,FAR a pass "

@@ -202,3 +202,46 @@ def test_a_batch_of_the_jobs_file_running_now_is_refused_as_a_second_run_is(
         assert capsys.readouterr().err == refused == (
             f"hfrender: error: batch {jobs}: another hfrender (pid {os.getpid()}) is running "
             "this jobs file; wait for it to end\n")
+
+
+def test_an_interrupted_fx_job_is_planned_resumed_as_the_real_run_resumes_it(tmp_path,
+                                                                             monkeypatch):
+    """An fx job stopped after its first segment: the dry run planned it 'done' (its
+    encoder settings, resolved by the real run, compared unresolved: never the kept
+    run's), the real run resumed it (review r2); one whose input an earlier job makes
+    again starts over, in both."""
+    import hfrender.engine.fx_output as fx_output
+    import hfrender.io.segments as segments
+
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr(fx_output, "SEGMENT_SECONDS", 0.5)
+    (tmp_path / "bar.frag").write_text(BAR.read_text())
+    fx = '[[job]]\nname = "f"\ninput = "out/r.mp4"\noutput = "out/f.mp4"\nmotion-blur = 2\n'
+    jobs = tmp_path / "jobs.toml"
+    jobs.write_text(HEAD + JOB.format("r", "bar.frag", 2.0) + fx)
+    real = segments.SegmentedWriter._finish_segment
+
+    def stop(self):
+        real(self)
+        if Path(self.output).name == "f.mp4":
+            raise KeyboardInterrupt
+
+    monkeypatch.setattr(segments.SegmentedWriter, "_finish_segment", stop)
+    assert main(["batch", str(jobs), "--quiet"]) == 130
+    monkeypatch.setattr(segments.SegmentedWriter, "_finish_segment", real)
+    for remade in (False, True):
+        if remade:  # the render job made again first: the fx job's input is another
+            jobs.write_text(HEAD.replace("samples = 2", "samples = 3")
+                            + JOB.format("r", "bar.frag", 2.0) + fx)
+        plan, ran = tmp_path / f"p{remade}.json", tmp_path / f"s{remade}.json"
+        assert main(["batch", str(jobs), "--dry-run", "-q", "--summary", str(plan)]) == 0
+        assert main(["batch", str(jobs), "-q", "--summary", str(ran)]) == 0
+        planned = [(p["name"], p["status"]) for p in json.loads(plan.read_text())]
+        assert planned == [(r["name"], r["status"]) for r in json.loads(ran.read_text())]
+        assert planned == ([("r", "done"), ("f", "done")] if remade else
+                           [("r", "up-to-date"), ("f", "resumed")])
+        if not remade:  # (made whole: interrupted again for the remade case)
+            (tmp_path / "out" / "f.mp4").unlink()
+            monkeypatch.setattr(segments.SegmentedWriter, "_finish_segment", stop)
+            assert main(["batch", str(jobs), "--quiet"]) == 130
+            monkeypatch.setattr(segments.SegmentedWriter, "_finish_segment", real)

@@ -8,7 +8,7 @@ import logging
 import pytest
 
 from hfrender.engine.batch import load_jobs, run_job
-from hfrender.engine.batch_ray import _mended_here
+from hfrender.engine.batch_ray import mended_here
 from hfrender.engine.batch_state import BatchState
 
 pytestmark = pytest.mark.usefixtures("gl_context")
@@ -109,9 +109,18 @@ def test_on_ray_a_few_frames_gone_are_made_here_more_on_the_cluster(tmp_path):
     run_job(job, state)
     for k in (1, 2, 3):  # 3 of 12: a quarter
         (tmp_path / "frames" / f"{k:04d}.png").unlink()
-    assert _mended_here(job, BatchState.load(tmp_path / "jobs.toml"))
+    assert mended_here(job, BatchState.load(tmp_path / "jobs.toml"))
+    assert _planned_on_ray(job, tmp_path) == "make the 3 frame(s) gone since it was made " \
+        "again alone"  # (the dry run plans it as the run does it: review r2)
     (tmp_path / "frames" / "0009.png").unlink()  # 4 of 12
-    assert not _mended_here(job, BatchState.load(tmp_path / "jobs.toml"))
+    assert not mended_here(job, BatchState.load(tmp_path / "jobs.toml"))
+    assert _planned_on_ray(job, tmp_path) == "render all 12 frames"  # (was: the 4 "alone")
+
+
+def _planned_on_ray(job, tmp_path):
+    from hfrender.engine.batch_plan import plan_job
+
+    return plan_job(job, BatchState.load(tmp_path / "jobs.toml"), on_ray=True).plan
 
 
 def test_a_file_of_the_pattern_past_the_jobs_frames_gone_makes_the_whole_sequence(tmp_path):
@@ -153,7 +162,7 @@ def test_a_remake_stopped_is_made_again_alone(tmp_path, monkeypatch):
         m.setattr(writers.PngSequenceWriter, "write", full)
         assert run_job(job, BatchState.load(tmp_path / "jobs.toml")).status == "failed"
     assert interrupted(job.output)  # (frame 2, in the stopped run's work)
-    assert _mended_here(job, BatchState.load(tmp_path / "jobs.toml"))
+    assert mended_here(job, BatchState.load(tmp_path / "jobs.toml"))
     result = run_job(job, BatchState.load(tmp_path / "jobs.toml"))
     assert (result.status, result.frames, result.frames_made) == ("done", 12, 2)
     assert not interrupted(job.output)

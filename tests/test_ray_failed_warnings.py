@@ -137,7 +137,7 @@ def test_forget_says_the_warnings_of_a_chunk_that_ended_whole_and_waits_for_thos
     """A failed render's other chunk that had ended whole (or ends in the wait): its
     warnings were dropped (read as an error's: none, review r1); a chunk the gate says
     never began is not waited for (a batch's other jobs hold the CPUs it waits for: the
-    whole batch paused 5 s), but read when it ends."""
+    whole batch paused 5 s; it is read when it ends: test_ray_stop)."""
     from hfrender.engine.chunk_warnings import Told
     from hfrender.engine.ray_wait import forget
 

@@ -294,11 +294,15 @@ def table(results: list) -> str:
     """The summary: job, status, frames, segments made / reused, retries, time, fps ("-"
     where this run made no frame: an up-to-date job's 0.0 read as a stalled render), output."""
     head = ("job", "status", "frames", "segments", "retries", "seconds", "fps", "output")
-    rows = [head] + [(r.name, r.status, str(r.frames),
-                      f"{r.segments_made}/{r.segments_reused}", str(r.retries),
-                      f"{r.seconds:.1f}", f"{r.fps:.1f}" if r.fps > 0 else "-", r.output)
-                     for r in results]
-    widths = [max(len(row[i]) for row in rows) for i in range(len(head))]
+    return columns([head] + [(r.name, r.status, str(r.frames),
+                              f"{r.segments_made}/{r.segments_reused}", str(r.retries),
+                              f"{r.seconds:.1f}", f"{r.fps:.1f}" if r.fps > 0 else "-",
+                              r.output) for r in results])
+
+
+def columns(rows: list) -> str:
+    """``rows`` (the head first) in columns two spaces apart, the last one unpadded."""
+    widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]) - 1)] + [0]
     return "\n".join("  ".join(c.ljust(w) for c, w in zip(row, widths, strict=True)).rstrip()
                      for row in rows)
 
@@ -306,13 +310,18 @@ def table(results: list) -> str:
 ENDS = ("done", "resumed", "up-to-date", "failed", "interrupted", "not run")
 
 
+def ended_said(statuses: list[str]) -> str:
+    """``1 done, 2 up-to-date``: how many jobs ended how, in :data:`ENDS`' order."""
+    counts = Counter(statuses)
+    return ", ".join(f"{counts[end]} {end}" for end in ENDS if counts[end])
+
+
 def totals(results: list, seconds: float, stopped: bool = False) -> list[str]:
     """The lines under the table: how many jobs ended how in the batch's time, then why each
     one failed or was not run (its line had scrolled away by the end of a long batch, and
     the table says only "failed": a trial), and, where one failed, how to go on
     (:func:`.batch_progress.go_on`; ``stopped``: a Ctrl-C's line says it)."""
-    counts = Counter(r.status for r in results)
-    ended = ", ".join(f"{counts[end]} {end}" for end in ENDS if counts[end])
+    ended = ended_said([r.status for r in results])
     jobs = f"{len(results)} job{'' if len(results) == 1 else 's'}"
     again = None if stopped else go_on(results)  # (a Ctrl-C's own line says how)
     return [f"{jobs} in {span(seconds)}: {ended}"] + [

@@ -6,11 +6,10 @@ from __future__ import annotations
 
 import json
 import sys
-from collections import Counter
 from dataclasses import asdict
 from pathlib import Path
 
-from hfrender.cli.batch import BUSY, ENDS, write_summary
+from hfrender.cli.batch import BUSY, columns, ended_said, write_summary
 
 RAY = ("--ray: a dry run does not connect to a cluster; what a run would do is told from the "
        "files here (on Ray, an interrupted render's image sequence starts over)")
@@ -47,16 +46,11 @@ def plan_table(plans: list) -> str:
     """One row per job: its name, status as the run's summary would say it, frames ("-":
     not known before it runs), output, and what the run does (a failure: its line)."""
     head = ("job", "status", "frames", "output", "what a run does now")
-    rows = [head] + [(p.name, p.status, "-" if p.frames is None else str(p.frames), p.output,
-                      p.plan) for p in plans]
-    widths = [max(len(row[i]) for row in rows) for i in range(len(head) - 1)] + [0]
-    return "\n".join("  ".join(c.ljust(w) for c, w in zip(row, widths, strict=True)).rstrip()
-                     for row in rows)
+    return columns([head] + [(p.name, p.status, "-" if p.frames is None else str(p.frames),
+                              p.output, p.plan) for p in plans])
 
 
 def counted(plans: list) -> str:
     """``dry run: 4 jobs: 1 done, 1 resumed, ...``: the jobs by how the run would end them."""
-    counts = Counter(p.status for p in plans)
-    ended = ", ".join(f"{counts[end]} {end}" for end in ENDS if counts[end])
-    return (f"dry run: {len(plans)} job{'' if len(plans) == 1 else 's'}: {ended}; nothing "
-            "was run, made or locked")
+    return (f"dry run: {len(plans)} job{'' if len(plans) == 1 else 's'}: "
+            f"{ended_said([p.status for p in plans])}; nothing was run, made or locked")

@@ -18,11 +18,15 @@ import hfrender
 from hfrender.engine.batch_inputs import input_failed, input_maker
 from hfrender.engine.batch_paths import input_identity, render_frames
 from hfrender.engine.batch_progress import planned_frames
-from hfrender.engine.batch_run import job_error
+from hfrender.engine.batch_ray import mended_here
+from hfrender.engine.batch_run import job_error, reads_of
 from hfrender.errors import HFRenderError, InputError
 from hfrender.frame_range import resolve, start_of
 from hfrender.io.sequence_files import DEPTH_KINDS
 from hfrender.io.sequence_names import is_sequence
+
+RESOLVED = ("codec", "pix_fmt", "crf", "preset", "bitrate",  # what an fx run fills in (its
+            "backend")  # footage's encoder defaults, the backend it finds)
 
 
 @dataclass
@@ -79,12 +83,15 @@ def plan_job(job: Any, state: Any, on_ray: bool = False, after: str | None = Non
             "skip it: up to date"
         return plan
     gone = _looked(lambda: state.gone(job)) or []
+    if gone and on_ray and not mended_here(job, state):  # (more than a few: made whole on
+        gone = []  # the cluster, as a run's; review r2)
     try:
         _refused_now(job)
         _frames(job, state, plan)
         if gone:
             plan.frames = state.jobs[job.name]["frames"]
-        kept = None if gone or (on_ray and job.kind == "render" and is_sequence(plan.output)) \
+        kept = None if gone or after or (  # (an input made again first: another input)
+            on_ray and job.kind == "render" and is_sequence(plan.output)) \
             else _kept(job, plan.frames)
     except HFRenderError as exc:
         plan.status, plan.error = "failed", job_error(exc)
@@ -115,12 +122,9 @@ def _refused_now(job: Any) -> None:
     """The refusal the real run meets first: the output held by another hfrender (an fx
     job's input or depth pass written by one); then a render's scene that does not load,
     an fx job's settings that do not go together."""
-    from hfrender.io.output_lock import busy_now, fx_sources
+    from hfrender.io.output_lock import busy_now
 
-    reads = [] if job.kind == "render" else fx_sources(
-        str(job.source), job.options.get("depth"), job.options.get("vectors"),
-        ("input", "depth", "vectors"))
-    busy = busy_now(str(job.output), reads, "output")
+    busy = busy_now(str(job.output), reads_of(job), "output")
     if busy is not None:
         raise busy
     if job.kind == "fx":
@@ -229,5 +233,9 @@ def _settings_now(job: Any, kept: dict) -> dict:
         return now
     s = job.fx_settings(True)
     depth = s.depth and input_identity(Path(s.depth), DEPTH_KINDS)
-    return {**kept, **s.output_settings(), "input": input_identity(job.source),
-            "depth": depth or None, "hfrender": hfrender.__version__}
+    now = s.output_settings()  # (a setting left to its default: the run fills it in, from
+    for key in RESOLVED:  # the footage or the machine, as the kept run did: taken as the
+        if now.get(key) is None:  # kept's; was compared unresolved, never the kept's: r2)
+            now.pop(key, None)
+    return {**kept, **now, "input": input_identity(job.source), "depth": depth or None,
+            "hfrender": hfrender.__version__}

@@ -135,7 +135,7 @@ def run_batch_on_ray(jobs: list[BatchJob], state: BatchState, address: str | Non
 
     with ExitStack() as held:  # the cluster jobs' outputs, one writer each (run_job: here)
         for i, job in enumerate(jobs):
-            if not _on_cluster(job) or _mended_here(job, state):
+            if not _on_cluster(job) or mended_here(job, state):
                 local.append(i)
             elif state.up_to_date(job) is not None:
                 _skipped(i, job, state, frames, done)  # up-to-date: skipped at once
@@ -224,7 +224,7 @@ def _start(ray: Any, gate: Gate, job: BatchJob, progress: Callable, frames: dict
         return None
 
 
-def _mended_here(job: BatchJob, state: BatchState) -> bool:
+def mended_here(job: BatchJob, state: BatchState) -> bool:
     """Whether a render's image sequence with frames gone (:meth:`BatchState.gone`) is
     made here, those frames alone (:func:`run_job`): a few of them, at most
     :data:`MENDED_HERE` of its frames; more, it is made whole on the cluster."""

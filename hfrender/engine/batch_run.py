@@ -29,12 +29,19 @@ def hold(job: Any) -> Any:
     (:func:`hfrender.io.output_lock.holding`), here and on Ray alike; a refusal names each
     by its jobs file's key (``output out/bar.mp4: another hfrender ...``, as the batch's
     other lines of an output; was ``-o``, the command's flag)."""
-    from hfrender.io.output_lock import fx_sources, holding
+    from hfrender.io.output_lock import holding
 
-    reads = [] if job.kind == "render" else fx_sources(
+    return holding(str(job.output), reads_of(job), "output")
+
+
+def reads_of(job: Any) -> list:
+    """What ``job`` reads that another hfrender may be writing: an fx job's footage, depth
+    pass and motion vectors, each named by its key (a render: none)."""
+    from hfrender.io.output_lock import fx_sources
+
+    return [] if job.kind == "render" else fx_sources(
         str(job.source), job.options.get("depth"), job.options.get("vectors"),
         ("input", "depth", "vectors"))
-    return holding(str(job.output), reads, "output")
 
 
 def output_folders(job: Any) -> Path | None:

@@ -178,7 +178,8 @@ def taken(ray: Any, ref: Any, accept: Callable[[Any], None],
 
 
 def _tell(tell: Callable[[dict], None] | None, said: Any) -> None:
-    """``tell`` the warnings of a failed chunk's error or of a stopped chunk's result."""
+    """``tell`` the warnings of a failed chunk's error, or of a chunk's result (stopped, or
+    ended whole after the failure)."""
     if tell is not None and said is not None:  # (a chunk's result, stopped or not: as
         tell(said if isinstance(said, dict) else {"warnings": carried(said)})  # it is)
 

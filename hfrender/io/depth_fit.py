@@ -69,7 +69,7 @@ def depth_for(path: str, scale: Scale, zero_is_sky: bool, size: tuple[int, int],
                            "one depth frame per frame is needed")
     def check(frame: np.ndarray, i: int) -> None:  # a bad value named as given
         validate.depth_frame(frame, i, file=depth.file(i), disparity=isinstance(
-            scale, Disparity), given=_as_given(depth, scale, zero_is_sky, i))
+            scale, Disparity), given=lambda: _as_given(depth, scale, zero_is_sky, i))
 
     if depth.first.size:  # a bad value (NaN, <= 0) is the error, not a note on the focus
         check(depth.first, 0)

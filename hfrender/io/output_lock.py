@@ -130,7 +130,9 @@ def busy_now(output: str, sources: list[tuple[str, str | None]], what: str | Non
 def _held_now(path: Path, shared: bool) -> str | None:
     """What holds lock file ``path`` against a reader's (``shared``) or a writer's lock now
     (``pid N``; empty: readers; ``another process``), its lock tried and let go at once;
-    None where none does, or its holder has ended, or there is no such file."""
+    None where none does, or its holder has ended, or there is no such file. (For the
+    instant the lock is tried, a run starting then is refused as held by another: a dry
+    run's look, taken as harmless.)"""
     try:
         import fcntl
 
