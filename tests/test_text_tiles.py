@@ -1,0 +1,115 @@
+"""A text that changes (a counter) drawn cheaply: its rasters composed from glyph tiles
+(hfrender.scene.glyph_tiles) every pixel as Pillow draws the whole string, its uploads
+written into a texture that goes out of use; a counter's frames the same pixels as its
+texts drawn still, and what is kept bounded whatever the frames."""
+
+import numpy as np
+import pytest
+from PIL import ImageFont
+
+import hfrender as hf
+from hfrender.renderer import text as drawing
+from hfrender.renderer.renderer import SceneRenderer
+from hfrender.scene import glyph_tiles
+from hfrender.scene import text as text_module
+from tests.mesh_helpers import make_scene
+
+DEFAULT = (None, text_module.RASTER_PX, ())
+CHARS = [chr(c) for c in range(32, 127)] + ["é", "東"]  # (two the default font lacks)
+
+
+def _random_lines(rng, count):
+    for i in range(count):
+        line = "".join(rng.choice(CHARS, int(rng.integers(1, 30))))
+        yield line, float(rng.uniform(4.0, 60.0)) + (0.0 if i % 4 == 0 else i / 7), 150
+
+
+@pytest.mark.parametrize("size", [text_module.RASTER_PX, 2 * text_module.RASTER_PX, 37])
+def test_tiles_draw_every_pixel_as_pillow_draws_the_whole_string(size):
+    """Seeded random strings (kerning pairs, overlapping glyph boxes, a glyph the font
+    lacks), whole and fractional pen positions, three sizes: every pixel equal."""
+    key, rng = (None, size, ()), np.random.default_rng(7)
+    face = glyph_tiles.face(*key)
+    assert glyph_tiles.trusted(*key)
+    for line, x, _ in _random_lines(rng, 60):
+        width = int(face.getlength(line)) + 80 + size
+        shape = (width, 2 * size)
+        lines = [(line, x, size + 3)]
+        tiles = glyph_tiles.draw_lines(key, shape, lines)
+        whole = glyph_tiles.pillow_lines(face, shape, lines)
+        assert tiles.max() == 255 and np.array_equal(tiles, whole), (line, x)
+
+
+def test_a_font_raqm_lays_out_is_drawn_whole_by_pillow(monkeypatch):
+    """HarfBuzz's ligatures and marks are not glyph by glyph: such a font is not
+    trusted, and its lines come from Pillow."""
+    from PIL import features
+
+    dejavu = "/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf"
+    if not features.check("raqm") or not __import__("os").path.exists(dejavu):
+        pytest.skip("needs raqm and DejaVu Sans")
+    assert not glyph_tiles.trusted(dejavu, 64, ())
+    calls = []
+    real = glyph_tiles.pillow_lines
+    monkeypatch.setattr(glyph_tiles, "pillow_lines", lambda *a: calls.append(1) or real(*a))
+    glyph_tiles.draw_lines((dejavu, 64, ()), (200, 100), [("fi", 10.0, 70)])
+    assert calls == [1]
+
+
+def test_a_new_default_font_text_is_not_rasterised_whole(monkeypatch):
+    """Its glyphs drawn once, a new string of them asks Pillow for no string mask (was
+    the whole string at 128 px each time, ~0.6 ms of ~1 ms), and its raster is still
+    Pillow's: the same as the text drawn by the whole-string path."""
+    text_module.raster("frame 00000 t=0.000")  # every glyph of a counter, drawn
+    text_module.raster("0123456789")
+    masks = []
+    real = ImageFont.FreeTypeFont.getmask2
+    monkeypatch.setattr(ImageFont.FreeTypeFont, "getmask2",
+                        lambda *a, **k: masks.append(a[1]) or real(*a, **k))
+    new = text_module._drawn("frame 01234 t=5.678", None, "center", (), 0)
+    assert masks == []
+    monkeypatch.setattr(glyph_tiles, "trusted", lambda *key: False)  # Pillow's whole string
+    whole = text_module._drawn("frame 01234 t=5.678", None, "center", (), 0)
+    assert masks == ["frame 01234 t=5.678"]
+    assert np.array_equal(new.coverage, whole.coverage) and new.coverage.max() == 255
+    np.testing.assert_array_equal(new.vertices["position"], whole.vertices["position"])
+
+
+def _counter_scene():
+    word = hf.Text("frame 00000", height=0.3)
+    return make_scene(word, hf.Sphere(radius=0.2, position=(0.5, -0.5, -1.0))), word
+
+
+def _read(renderer, size):
+    w, h = size
+    color = np.empty((h, w, 4), np.uint8)
+    renderer.read_into(color, None, None)
+    return color[..., :3].copy()
+
+
+def test_a_counters_frames_are_its_texts_drawn_still(gl_context):
+    """A text new every draw (uploads reused, tiles composed) against each text drawn in
+    a renderer of its own as a still: every pixel the same."""
+    size, glctx = (160, 90), gl_context(size=(160, 90))
+    texts = [f"frame {n:05d} t={n / 30:.3f}" for n in (0, 7, 19, 123, 4567, 99999)]
+    scene, word = _counter_scene()
+    scene.setup()
+    renderer = SceneRenderer(glctx.ctx, scene, size, False)
+    renderer.prepare()
+    frames = []
+    for i in range(3 * drawing.KEPT):  # past the uploads kept: textures written again
+        word.text = texts[(i - 2 * drawing.KEPT) % len(texts)] if i >= 2 * drawing.KEPT \
+            else f"x{i:06d}"
+        renderer.draw(0.0, 0)
+        frames.append(_read(renderer, size))
+    renderer.release()
+    for i, frame in enumerate(frames[2 * drawing.KEPT:2 * drawing.KEPT + len(texts)]):
+        still, text = _counter_scene()
+        text.text = texts[i]
+        still.setup()
+        alone = SceneRenderer(glctx.ctx, still, size, False)
+        alone.prepare()
+        alone.draw(0.0, 0)
+        expected = _read(alone, size)
+        alone.release()
+        assert expected.max() > 200 and np.array_equal(frame, expected), texts[i]
