@@ -8,6 +8,7 @@ import pytest
 from PIL import ImageFont
 
 import hfrender as hf
+from hfrender.kept import Kept
 from hfrender.renderer import text as drawing
 from hfrender.renderer.renderer import SceneRenderer
 from hfrender.scene import glyph_tiles
@@ -113,3 +114,33 @@ def test_a_counters_frames_are_its_texts_drawn_still(gl_context):
         expected = _read(alone, size)
         alone.release()
         assert expected.max() > 200 and np.array_equal(frame, expected), texts[i]
+
+
+def test_a_counter_reuses_textures_and_keeps_a_bounded_count(gl_context, monkeypatch):
+    """300 texts of one size: each past the kept uploads written into the texture of the
+    one going out (was a texture made and one released each time); the tiles kept one a
+    character, the kerning pairs at most one a pair of them, the uploads the same count
+    after 150 texts as after 300."""
+    for name in ("_tiles", "_pairs"):  # (none of the other tests')
+        monkeypatch.setattr(glyph_tiles, name, Kept(glyph_tiles.TILE_BYTES, 100))
+    size, glctx = (160, 90), gl_context(size=(160, 90))
+    scene, word = _counter_scene()
+    scene.setup()
+    renderer = SceneRenderer(glctx.ctx, scene, size, False)
+    renderer.prepare()
+    made = []
+    real = type(glctx.ctx).texture
+    monkeypatch.setattr(type(glctx.ctx), "texture",
+                        lambda self, *a, **k: made.append(a[0]) or real(self, *a, **k))
+    counts = []
+    for n in range(300):
+        word.text = f"frame {n:05d} t={n / 120:.3f}"
+        renderer.draw(n / 120, 0)
+        if n in (149, 299):
+            counts.append((glyph_tiles.kept_counts(), len(renderer.texts.uploads)))
+    renderer.release()
+    (tiles, pairs), uploads = counts[1]
+    assert counts[0][0][0] == tiles and counts[0][1] == uploads == drawing.KEPT
+    alphabet = set("frame 0123456789t=.") | set(glyph_tiles.PROBE)  # (once a font)
+    assert tiles <= len(alphabet) and pairs <= len(alphabet) ** 2  # not by frames
+    assert 0 < len(made) <= drawing.KEPT + 4, len(made)

@@ -106,17 +106,9 @@ class TextDrawer:
         if key in self.uploads:
             self.uploads.move_to_end(key)
             return self.uploads[key]
-        import moderngl
-
         raster = make()
-        coverage = _fitted(raster.coverage, self.most)
-        h, w = coverage.shape
-        texture = self.ctx.texture((w, h), 1, np.ascontiguousarray(coverage[::-1]))
-        texture.build_mipmaps()
-        texture.filter = (moderngl.LINEAR_MIPMAP_LINEAR, moderngl.LINEAR)
-        texture.repeat_x = texture.repeat_y = False
-        made = (self.ctx.buffer(raster.vertices.tobytes()), self.ctx.buffer(_QUAD.tobytes()),
-                texture)
+        coverage = np.ascontiguousarray(_fitted(raster.coverage, self.most)[::-1])
+        made = self._reused(key, coverage, raster) or self._made(coverage, raster)
         self.uploads[key] = made
         while len(self.uploads) > KEPT or (len(self.uploads) > 1 and sum(
                 t.width * t.height for _, _, t in self.uploads.values()) > KEPT_PIXELS):
@@ -126,6 +118,37 @@ class TextDrawer:
             for obj in old:
                 obj.release()
         return made
+
+    def _made(self, coverage: np.ndarray, raster: Raster) -> tuple[Any, Any, Any]:
+        """New buffers and a new mipmapped texture for ``coverage`` (bottom row first)."""
+        import moderngl
+
+        h, w = coverage.shape
+        texture = self.ctx.texture((w, h), 1, coverage)
+        texture.build_mipmaps()
+        texture.filter = (moderngl.LINEAR_MIPMAP_LINEAR, moderngl.LINEAR)
+        texture.repeat_x = texture.repeat_y = False
+        return (self.ctx.buffer(raster.vertices.tobytes()), self.ctx.buffer(_QUAD.tobytes()),
+                texture)
+
+    def _reused(self, key: str, coverage: np.ndarray, raster: Raster) -> tuple | None:
+        """Where the upload kept longest goes out now (:data:`KEPT` held) and its texture
+        is ``coverage``'s size (a counter's next string, most often), its buffers, texture
+        and vertex arrays written again for ``key`` (was: a texture and buffers made and
+        ones released each time; the mipmaps are built again as before), or None."""
+        if len(self.uploads) < KEPT:
+            return None
+        gone, old = next(iter(self.uploads.items()))
+        vbo, _, texture = old
+        if (texture.width, texture.height) != coverage.shape[::-1]:
+            return None
+        del self.uploads[gone]
+        for k in [k for k in self.vaos if k[1] == gone]:
+            self.vaos[k[0], key] = self.vaos.pop(k)
+        texture.write(coverage)
+        texture.build_mipmaps()
+        vbo.write(raster.vertices.tobytes())
+        return old
 
     def _vao(self, prog: Any, key: str, make: Callable[[], Raster]) -> tuple[Any, Any]:
         """(the vertex array, the texture) of the raster ``key`` (:meth:`_upload`)."""
