@@ -1,9 +1,10 @@
-"""Drawing text (:mod:`hfrender.scene.text`): each raster uploaded once per renderer as a
-single-channel coverage texture (mipmapped and filtered trilinearly, so small text stays
-smooth) on a quad of the loaded models' vertex layout; the raster's level (2, 4, ... times
-finer, :func:`level`) from the size a raster pixel takes on the picture in each sub-frame
-(:func:`on_picture`), so that large text stays sharp. Drawn by the models' program with
-``HF_TEXT`` defined: the colour times the coverage, premultiplied
+"""Drawing text (:mod:`hfrender.scene.text`): each raster uploaded once per renderer (a new
+one written into the texture of the upload going out where their sizes match: a counter's
+next string) as a single-channel coverage texture (mipmapped and filtered trilinearly,
+so small text stays smooth) on a quad of the loaded models' vertex layout; the raster's
+level (2, 4, ... times finer, :func:`level`) from the size a raster pixel takes on the
+picture in each sub-frame (:func:`on_picture`), so that large text stays sharp. Drawn by
+the models' program with ``HF_TEXT`` defined: the colour times the coverage, premultiplied
 (``shaders/glsl/mesh_main.frag``).
 
 Text is drawn with the translucent objects (:mod:`hfrender.renderer.translucent`), its

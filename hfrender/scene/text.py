@@ -1,8 +1,10 @@
 """Text in a scene: ``hf.Text("Hello", height=0.3)``, a flat plate of glyphs in the object's
 local x/y plane, facing +z (manim's Text, Blender's text object; not TeX).
 
-The text is rasterised once per (text, font, align) with Pillow into a coverage texture,
-:data:`RASTER_PX` pixels to the font's size (mipmapped where drawn smaller), on a quad
+The text is rasterised once per (text, font, align) with Pillow into a coverage texture
+(composed from glyphs Pillow drew once each where that gives the same pixels: a
+counter's new string, :mod:`.glyph_tiles`), :data:`RASTER_PX` pixels to the font's size
+(mipmapped where drawn smaller), on a quad
 whose size is that raster's (where it is drawn larger: a raster 2, 4, ... times finer on
 the same quad, :func:`raster_at`, as :mod:`hfrender.renderer.text` chooses): ``height`` is
 the cap height, the height of a capital letter (an "I" is ``height`` metres tall), and
