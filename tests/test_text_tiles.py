@@ -41,6 +41,12 @@ def test_tiles_draw_every_pixel_as_pillow_draws_the_whole_string(size):
         assert tiles.max() == 255 and np.array_equal(tiles, whole), (line, x)
 
 
+def test_a_font_past_the_tiles_size_is_drawn_whole():
+    """A finer level's font (a 4,096 px one: its glyphs megabytes each) is not tiled."""
+    assert glyph_tiles.trusted(None, glyph_tiles.SIZE_MOST, ())
+    assert not glyph_tiles.trusted(None, 2 * glyph_tiles.SIZE_MOST, ())
+
+
 def test_a_font_raqm_lays_out_is_drawn_whole_by_pillow(monkeypatch):
     """HarfBuzz's ligatures and marks are not glyph by glyph: such a font is not
     trusted, and its lines come from Pillow."""

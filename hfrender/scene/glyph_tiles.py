@@ -25,6 +25,7 @@ from hfrender.scene.glyphs import font_face
 
 TILE_BYTES = 32 << 20  # tiles kept, all fonts and sizes together (a 128 px glyph ~6 KB)
 TILES_KEPT = 4096  # and at most this many glyphs and kerning pairs each
+SIZE_MOST = 512  # px: a font larger drawn whole (a 4,096 px glyph some 8 MB; a level-2 title)
 PROBE = "AVWaTo.fi,Ty 0123 {j}|Q@"  # overlapping boxes, kerning pairs, descenders
 _tiles = Kept(TILE_BYTES, TILES_KEPT)
 _pairs = Kept(TILE_BYTES, TILES_KEPT)
@@ -85,12 +86,13 @@ def pillow_lines(font: Any, size: tuple[int, int], lines: list[tuple[str, float,
 
 @lru_cache(maxsize=64)
 def trusted(font: str | None, size: int, stamp: tuple = ()) -> bool:
-    """Whether glyph tiles draw this font as Pillow does: laid out glyph by glyph (not by
-    raqm), and :data:`PROBE` composed equal to Pillow's drawing of it."""
+    """Whether glyph tiles draw this font as Pillow does: at most :data:`SIZE_MOST`, laid
+    out glyph by glyph (not by raqm), and :data:`PROBE` composed equal to Pillow's drawing
+    of it."""
     from PIL import ImageFont
 
     key = (font, size, stamp)
-    if getattr(face(*key), "layout_engine", None) != ImageFont.Layout.BASIC:
+    if size > SIZE_MOST or getattr(face(*key), "layout_engine", None) != ImageFont.Layout.BASIC:
         return False
     f = face(*key)
     lines = [(PROBE, 5.25, size), (PROBE[::-1], 2.5, 2 * size)]
