@@ -22,7 +22,7 @@ from typing import Any
 import numpy as np
 
 from hfrender.errors import InputError, InputTypeError, Spelling, about, saying, shown
-from hfrender.interop import number_said, real_number
+from hfrender.numeric import number_said, real_number
 from hfrender.optics import MIN_BLUR_PX, Lens, check_blur_cap
 
 # the stand-in lens's f-stop (50 mm on 36 mm, as Blender's): its aperture only scales s;

@@ -9,15 +9,13 @@ to the CUDA backend.
 from __future__ import annotations
 
 import importlib
-import math
-import numbers
 from collections.abc import Callable, Iterator
-from decimal import Decimal
 from typing import Any
 
 import numpy as np
 
-from hfrender.errors import BackendUnavailable, InputError, InputTypeError, shown
+from hfrender.errors import BackendUnavailable, InputError, InputTypeError
+from hfrender.numeric import a_number, number_said, real_number
 
 DLPACK_CPU = 1
 
@@ -228,37 +226,6 @@ def _stacked(arrs: list[np.ndarray], name: str) -> np.ndarray:
     if any(isinstance(f, np.ma.MaskedArray) for f in arrs):
         return native(unmasked(np.ma.stack(arrs), name))
     return native(np.stack(arrs))
-
-
-def a_number(value: object) -> bool:
-    """A number of a kind :func:`real_number` takes (Python's, NumPy's, a Fraction, a
-    Decimal; not a bool), whatever its value: one it refuses for its value (sNaN, 1e400)
-    is said as a number (an InputError, a list 'holding' it), not as a type."""
-    return isinstance(value, (numbers.Real, Decimal)) and not isinstance(value, (bool, np.bool_))
-
-
-def real_number(value: object) -> bool:
-    """A real number (Python's, NumPy's, a Fraction, a Decimal), not a bool, that float
-    holds (NaN and infinities too): what a one-number argument takes, and an item of the
-    lists and object arrays :func:`real_numbers` takes (was: a Decimal refused by the
-    lens's numbers, taken in a focus pull's list). None are a signalling NaN (float() of
-    it raises), Decimal('1e400') (float's inf) and 10**400 (float() raises; was taken)."""
-    if not a_number(value):
-        return False
-    try:
-        as_float = float(value)
-    except (OverflowError, ValueError):
-        return False
-    return not math.isinf(as_float) or value == as_float  # (an infinity: one given)
-
-
-def number_said(value: object) -> str:
-    """``value``'s repr on one line (:func:`hfrender.errors.shown`); an integer past float's
-    range by its first digits and length (``100000... (401 digits)``)."""
-    if isinstance(value, numbers.Integral) and not real_number(value) and not isinstance(
-            value, (bool, np.bool_)):
-        return f"{str(value)[:6]}... ({len(str(abs(value)))} digits)"
-    return shown(value)
 
 
 def real_numbers(value: Any) -> np.ndarray | None:

@@ -15,7 +15,8 @@ from typing import Any
 import numpy as np
 
 from hfrender.errors import InputError, InputTypeError, about, shown
-from hfrender.interop import a_number, grad_free, number_said, real_number, unmasked, unread
+from hfrender.interop import grad_free, unmasked, unread
+from hfrender.numeric import a_number, number_said, real_number
 
 FRONT_TOLERANCE = 0.01  # relative depth difference that separates two surfaces (depth DoF)
 # the smallest circle of confusion (diameter, pixels) that blurs anything in depth mode: a

@@ -1,4 +1,4 @@
-"""One rule for a real number at every entry point: interop.real_number, for one value, an
+"""One rule for a real number at every entry point: numeric.real_number, for one value, an
 item of nested lists (depth, velocity, weights, a curve) or of an object array, and a
 builder's free_bytes: what one refuses alone is refused in a list, in one line."""
 
@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 import hfrender as hf
-from hfrender import interop
+from hfrender import interop, numeric
 
 FRAMES = np.zeros((2, 4, 5, 3), np.uint8)
 LENS = dict(focus_distance=2.0, f_stop=2.8)
@@ -26,7 +26,7 @@ IDS = ["sNaN", "1e400", "10**400", "True", "bool_"]
 def test_a_value_refused_alone_is_refused_as_an_item(value, said):
     """real_numbers took [True, 1.0] (as 1.0) and [Decimal('1e400'), 1.0] (as inf), and
     raised OverflowError for [10**400, 1.0], where real_number refuses each alone."""
-    assert interop.real_number(value) is False
+    assert numeric.real_number(value) is False
     assert interop.real_numbers([value, 1.0]) is None
     assert interop.real_numbers([[2.0, 3.0], [1.0, value]]) is None
     assert interop.real_numbers(np.array([value, 1.0], dtype=object)) is None

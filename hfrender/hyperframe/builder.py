@@ -29,8 +29,9 @@ from hfrender.hyperframe.pool import (
     slot_count,
     sub_frame_bytes,
 )
-from hfrender.interop import a_number, number_said, real_number, unmasked
+from hfrender.interop import unmasked
 from hfrender.limits import NO_LIMIT, cgroup_folders
+from hfrender.numeric import a_number, number_said, real_number
 
 DEFAULT_CAP = 64  # frames per hyperframe when memory is plentiful
 
