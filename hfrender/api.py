@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import functools
 import inspect
-import numbers
 import os
 import threading
 from collections.abc import Callable, Iterator
@@ -32,6 +31,7 @@ from hfrender.errors import (
     spelt,
     units_note,
 )
+from hfrender.numeric import a_number, number_said, real_number, whole_number
 
 if TYPE_CHECKING:
     import numpy as np
@@ -122,9 +122,11 @@ def still(scene: Any, t: float = 0.0, *, frame: int | None = None,
     file, name = _scene_file(scene, scene_class, "still")
     if frame is not None and t != 0.0:
         raise InputError(f"t={t!r} and frame={frame!r}: give one of them")
-    if isinstance(t, bool) or not isinstance(t, numbers.Real):
-        raise InputTypeError(f"t={t!r}: not a time (give seconds, a finite number >= 0)")
-    if frame is not None and (isinstance(frame, bool) or not isinstance(frame, numbers.Integral)):
+    if not real_number(t):  # (a Decimal: taken, as a float; was refused)
+        raise (InputError if a_number(t) else InputTypeError)(
+            f"t={number_said(t)}: not a time (give seconds, a finite number >= 0)")
+    t = float(t)
+    if frame is not None and not whole_number(frame):
         raise InputTypeError(f"frame={frame!r}: give an output frame's number, an integer >= 0")
     full = _config({**options, "output": "still.png"}, "still", options)
     check_scene_path(file)
@@ -190,10 +192,16 @@ def _config(given: dict, command: str, options: dict) -> RenderConfig:
     try:
         return render_config(given, command)
     except InputError as exc:
-        said = as_given(exc, lambda k: f"{k}={options[k]!r}" if k in options else None)
+        said = as_given(exc, lambda k: f"{k}={_given(options[k])}" if k in options else None)
         if said is exc:
             raise
         raise said from None
+
+
+def _given(value: Any) -> str:
+    """A keyword's value as its line says it: its repr, an int past float's range by its
+    length (:func:`~hfrender.numeric.number_said`; was its 401 digits)."""
+    return number_said(value) if whole_number(value) else repr(value)
 
 
 def _plain(value: Any) -> Any:

@@ -8,7 +8,6 @@ Every field is checked here with a message that names it, its value and what is 
 from __future__ import annotations
 
 import math
-import numbers
 import os
 import re
 from dataclasses import dataclass, replace
@@ -22,6 +21,7 @@ from hfrender.frame_range import FrameRange, check_frames
 from hfrender.io.encoding import Encoding
 from hfrender.io.ffmpeg import frame_rate
 from hfrender.io.sequence_names import is_sequence
+from hfrender.numeric import a_number, as_whole, finite_float, number_said
 from hfrender.optics import check_blur_cap
 from hfrender.sampler import POSITIONS
 from hfrender.shutter_curve import CURVES, MAX_RENDER_SHUTTER
@@ -99,50 +99,54 @@ class RenderConfig:
 
     def __post_init__(self) -> None:
         self._check_output()
-        _number("fps", self.fps, low=MIN_FPS, high=MAX_FPS)
+        fps = _number("fps", self.fps, low=MIN_FPS, high=MAX_FPS)
         # the rate the file is stamped at is the rate drawn at (was: 23.98 drawn at k / 23.98
         # s, stamped at k * 1001 / 24000 s: 0.6 s apart after an hour)
-        object.__setattr__(self, "fps", float(frame_rate(self.fps)))
-        if not (isinstance(self.size, tuple) and len(self.size) == 2
-                and all(_is_int(v) and 1 <= v <= 16384 for v in self.size)):
+        object.__setattr__(self, "fps", float(frame_rate(fps)))
+        size = _wholes(self.size)
+        if not (size and all(1 <= v <= 16384 for v in size)):
             shown = ("x".join(map(str, self.size)) if isinstance(self.size, tuple)
                      and len(self.size) == 2 else repr(self.size))
             raise about(ConfigError, "size", self.size, " must be WIDTHxHEIGHT with 1..16384 "
                         "pixels each", head=f"size={shown}")
+        object.__setattr__(self, "size", size)
         if self.duration is not None:  # (its frames too: said as typed, --duration 1e12)
             self.frame_count(self.duration)
+            object.__setattr__(self, "duration", float(self.duration))
         if self.samples != "auto":
-            _integer("samples", self.samples, 1, MAX_SAMPLES, " or 'auto'")
-        lo_hi = self.samples_range
-        if not (isinstance(lo_hi, tuple) and len(lo_hi) == 2 and all(_is_int(v) for v in lo_hi)
-                and 1 <= lo_hi[0] <= lo_hi[1] <= MAX_SAMPLES):
-            raise about(ConfigError, "samples_range", lo_hi, " must be MIN:MAX with 1 <= MIN "
-                        f"<= MAX <= {MAX_SAMPLES}")
+            _integer(self, "samples", 1, MAX_SAMPLES, " or 'auto'")
+        lo_hi = _wholes(self.samples_range)
+        if not (lo_hi and 1 <= lo_hi[0] <= lo_hi[1] <= MAX_SAMPLES):
+            raise about(ConfigError, "samples_range", self.samples_range, " must be MIN:MAX "
+                        f"with 1 <= MIN <= MAX <= {MAX_SAMPLES}")
+        object.__setattr__(self, "samples_range", lo_hi)
         self._check_shutter()
         _choice("shutter_position", self.shutter_position, POSITIONS)
         _choice("shutter_curve", self.shutter_curve, CURVES)
         _choice("dof", self.dof, DOF_MODES)
         _choice("reconstruct", self.reconstruct, RECONSTRUCT)
         _choice("dof_method", self.dof_method, DOF_METHODS)
-        if self.msaa != "auto" and not (_is_int(self.msaa) and self.msaa in MSAA):
-            raise about(ConfigError, "msaa", self.msaa, " must be auto or one of "
-                        f"{', '.join(map(str, MSAA))}")
+        if self.msaa != "auto":
+            if as_whole(self.msaa) not in MSAA:
+                raise about(ConfigError, "msaa", self.msaa, " must be auto or one of "
+                            f"{', '.join(map(str, MSAA))}")
+            object.__setattr__(self, "msaa", as_whole(self.msaa))
         _choice("interop", self.interop, INTEROP)
         _choice("hdr", self.hdr, HDR_MODES)
         if self.workers != "auto":
-            _integer("workers", self.workers, 1, 64, " or 'auto'")
+            _integer(self, "workers", 1, 64, " or 'auto'")
         _choice("fusion_process", self.fusion_process, FUSION_PROCESS)
         _choice("schedule", self.schedule, SCHEDULES)
         object.__setattr__(self, "passes", parse_passes(self.passes))
         if self.max_coc_px is not None:  # (a negative one said as fx says it: blurs nothing)
             if self.dof == "depth" or self.keep_samples:  # else it is said to do nothing
                 check_blur_cap("max_coc_px", self.max_coc_px)  # (cli: --dof depth alone)
-            else:
-                _number("max_coc_px", self.max_coc_px, low=0, exclusive=True)
+            object.__setattr__(self, "max_coc_px", _number("max_coc_px", self.max_coc_px, low=0,
+                                                           exclusive=True))
         if self.granularity != "auto":
-            _integer("granularity", self.granularity, 1, MAX_GRANULARITY)
-        _integer("max_in_flight", self.max_in_flight, 1, 64)
-        _integer("seed", self.seed, 0, 2**63 - 1)
+            _integer(self, "granularity", 1, MAX_GRANULARITY)
+        _integer(self, "max_in_flight", 1, 64)
+        _integer(self, "seed", 0, 2**63 - 1)
         for name in FLAGS:  # hfrender.toml's jitter = "false" was true (a non-empty string)
             if not isinstance(getattr(self, name), bool) and \
                     type(getattr(self, name)).__name__ != "bool_":  # NumPy's too
@@ -152,18 +156,19 @@ class RenderConfig:
         """The shutter, and the count with it; what a line advises is named as the setting
         was given (:func:`~hfrender.errors.spelling`: ``--samples 1`` or ``samples=1``)."""
         said = spelling()  # (the flags, or hf.render's keywords: was "--samples 1" to both)
-        if self.samples == "auto" and self.shutter > 360:
+        if self.samples == "auto" and finite_float(self.shutter) and self.shutter > 360:
             raise ConfigError(f"{said.said('samples', 'auto')} with "
                               f"{said.said('shutter', self.shutter)}: an adaptive count "
                               f"needs a shutter of at most 360 degrees; give "
                               f"{said.form('samples', 'N')}")
-        if self.shutter == 0:  # what a user wanting no blur tries first
+        if a_number(self.shutter) and self.shutter == 0:  # what one wanting no blur tries first
             raise about(ConfigError, "shutter", 0, ": for no motion blur (an instant shutter) "
                         f"leave the shutter as it is and give {said.said('samples', 1)} (one "
                         "sub-frame a frame, at the shutter's middle: the frame's time with the "
                         f"default {said.said('shutter_position', 'center')}); a shutter is > 0 "
                         "and <= 5760 degrees")
-        _number("shutter", self.shutter, low=0, exclusive=True, high=MAX_RENDER_SHUTTER)
+        object.__setattr__(self, "shutter", _number("shutter", self.shutter, low=0,
+                                                    exclusive=True, high=MAX_RENDER_SHUTTER))
 
     def _check_output(self) -> None:
         """The output's settings: its name, bit depth, encoder, and where it is made
@@ -177,10 +182,11 @@ class RenderConfig:
                                                   and isinstance(self.keep_samples, str)):
             raise about(ConfigError, "keep_samples", self.keep_samples, " must be a folder's "
                         "name: the sample store to write (shot.samples)")
-        if self.bit_depth is not None and (not _is_int(self.bit_depth)
-                                           or self.bit_depth not in BIT_DEPTHS):
-            raise about(ConfigError, "bit_depth", self.bit_depth, " must be one of "  # (was:
-                        f"{', '.join(map(str, BIT_DEPTHS))}")  # left out as if PNG's alone)
+        if self.bit_depth is not None:
+            if as_whole(self.bit_depth) not in BIT_DEPTHS:
+                raise about(ConfigError, "bit_depth", self.bit_depth, " must be one of "  # (was:
+                            f"{', '.join(map(str, BIT_DEPTHS))}")  # left out as if PNG's alone)
+            object.__setattr__(self, "bit_depth", as_whole(self.bit_depth))
         check_codec_name(self.codec)
         if self.backend is not None:  # (named at hfrender.toml's key, not later as a flag)
             resolve_name(self.backend)
@@ -200,11 +206,12 @@ class RenderConfig:
                                            and str(self.audio)):
             raise about(ConfigError, "audio", self.audio, " must be a sound file's name "
                         "(music.wav)")
-        off = self.audio_offset
-        if not (isinstance(off, numbers.Real) and not isinstance(off, bool)
-                and math.isfinite(off)):
-            raise about(ConfigError, "audio_offset", off, " must be a finite number of "
-                        "seconds (where in the sound the video starts; < 0: silence first)")
+        off = finite_float(self.audio_offset)
+        if off is None:
+            raise about(ConfigError, "audio_offset", self.audio_offset, " must be a finite "
+                        "number of seconds (where in the sound the video starts; < 0: silence "
+                        "first)", head=f"audio_offset={number_said(self.audio_offset)}")
+        object.__setattr__(self, "audio_offset", off)
         out, gif = str(self.output), str(self.output).lower().endswith(".gif")
         if self.audio is not None and (gif or is_sequence(out)):
             what = f"GIF ({out})" if gif else f"{out} sequence"
@@ -221,7 +228,7 @@ class RenderConfig:
 
     def frame_count(self, scene_duration: float) -> int:
         duration = self.duration if self.duration is not None else scene_duration
-        _number("duration", duration, low=0, exclusive=True)
+        duration = _number("duration", duration, low=0, exclusive=True)
         frames = max(1, nearest_frame(duration, self.fps))
         if frames > MAX_FRAMES:
             raise saying(ConfigError, partial(_flag_typed, f"duration={duration:g}", (
@@ -308,10 +315,6 @@ def check_codec_name(codec: object) -> None:
                     "libx264")
 
 
-def _is_int(v: object) -> bool:
-    return isinstance(v, numbers.Integral) and not isinstance(v, bool)
-
-
 def _flag_typed(head: str, rest: str, spell: Spelling) -> str:
     """``--duration 1e12`` as typed where a command's flag gave it (was ``duration=1e+12``
     there), else ``head`` (a keyword's, ``duration=1e+09``; a file's), then ``rest``."""
@@ -320,19 +323,36 @@ def _flag_typed(head: str, rest: str, spell: Spelling) -> str:
 
 
 def _number(name: str, v: object, low: float, exclusive: bool = False,
-            high: float | None = None) -> None:
-    ok = isinstance(v, numbers.Real) and not isinstance(v, bool) and math.isfinite(v)
-    ok = ok and (v > low if exclusive else v >= low) and (high is None or v <= high)
-    if not ok:
+            high: float | None = None) -> float:
+    """``v`` as a float, where it is a finite real number (:func:`finite_float`: a Decimal
+    or Fraction too) in range; else one line naming it (10**400: was an OverflowError)."""
+    f = finite_float(v)
+    if f is None or not (f > low if exclusive else f >= low) or (high is not None and f > high):
         span = f"> {low:g}" if exclusive else f">= {low:g}"
         if high is not None:
             span += f" and <= {high:g}"
-        raise about(ConfigError, name, v, f" must be a finite number {span}")
+        raise about(ConfigError, name, v, f" must be a finite number {span}",
+                    head=f"{name}={number_said(v)}")
+    return f
 
 
-def _integer(name: str, v: object, low: int, high: int, also: str = "") -> None:
-    if not (_is_int(v) and low <= v <= high):
-        raise about(ConfigError, name, v, f" must be an integer from {low} to {high}{also}")
+def _integer(config: RenderConfig, name: str, low: int, high: int, also: str = "") -> None:
+    """``config``'s ``name`` set to its int, a whole number of any kind (:func:`as_whole`)
+    from ``low`` to ``high``; else one line naming it."""
+    v = getattr(config, name)
+    n = as_whole(v)
+    if n is None or not low <= n <= high:
+        raise about(ConfigError, name, v, f" must be an integer from {low} to {high}{also}",
+                    head=f"{name}={number_said(v)}")
+    object.__setattr__(config, name, n)
+
+
+def _wholes(pair: object) -> tuple[int, int] | None:
+    """A tuple of two whole numbers (:func:`as_whole`) as ints, else None."""
+    if not (isinstance(pair, tuple) and len(pair) == 2):
+        return None
+    a, b = map(as_whole, pair)
+    return None if a is None or b is None else (a, b)
 
 
 def _choice(name: str, v: object, allowed: tuple) -> None:

@@ -8,6 +8,7 @@ import math
 import numbers
 import os
 import shlex
+import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
@@ -360,4 +361,12 @@ def toml_said(value: object) -> str:
         return f"[{', '.join(map(toml_said, value))}]"
     if isinstance(value, dict):
         return "{" + ", ".join(f"{k} = {toml_said(v)}" for k, v in value.items()) + "}"
+    if isinstance(value, int) and abs(value) > sys.float_info.max:  # (was its 401 digits)
+        return digits_said(value)
     return str(value)  # ints, floats, dates as TOML writes them
+
+
+def digits_said(value: int) -> str:
+    """An int too long to say in full by its first digits and length: ``100000... (401
+    digits)`` (:func:`hfrender.numeric.number_said`'s, for one past a float's range)."""
+    return f"{str(value)[:6]}... ({len(str(abs(value)))} digits)"

@@ -7,7 +7,9 @@ float holds; a setting that takes a float takes any of them, converted once, at 
 (:func:`finite_float`). A whole number is an integer's type (:func:`whole_number`); a
 setting that takes an int also takes a Fraction or Decimal whose value is whole
 (:func:`as_whole`, ``Decimal('3')``: 3). Binary floats are never whole numbers (``2.0``
-counts nothing: a float given for a count is a measurement, said so)."""
+counts nothing: a float given for a count is a measurement, said so). NumPy's bool is
+no number of the ``numbers`` module (``np.True_`` refused as ``True`` is), so this module
+needs no NumPy: ``import hfrender`` loads none (``hf.render``'s keywords are read here)."""
 
 from __future__ import annotations
 
@@ -16,16 +18,14 @@ import numbers
 from decimal import Decimal
 from fractions import Fraction
 
-import numpy as np
-
-from hfrender.errors import shown
+from hfrender.errors import digits_said, shown
 
 
 def a_number(value: object) -> bool:
     """A number of a kind :func:`real_number` takes (Python's, NumPy's, a Fraction, a
     Decimal; not a bool), whatever its value: one it refuses for its value (sNaN, 1e400)
     is said as a number (an InputError, a list 'holding' it), not as a type."""
-    return isinstance(value, (numbers.Real, Decimal)) and not isinstance(value, (bool, np.bool_))
+    return isinstance(value, (numbers.Real, Decimal)) and not isinstance(value, bool)
 
 
 def real_number(value: object) -> bool:
@@ -56,7 +56,7 @@ def finite_float(value: object) -> float | None:
 def whole_number(value: object) -> bool:
     """An integer's type, Python's or NumPy's, of any size, not a bool (``np.True_`` none
     either): what a count, an index, a seed takes."""
-    return isinstance(value, numbers.Integral) and not isinstance(value, (bool, np.bool_))
+    return isinstance(value, numbers.Integral) and not isinstance(value, bool)
 
 
 def as_whole(value: object) -> int | None:
@@ -76,5 +76,5 @@ def number_said(value: object) -> str:
     """``value``'s repr on one line (:func:`hfrender.errors.shown`); an integer past float's
     range by its first digits and length (``100000... (401 digits)``)."""
     if whole_number(value) and not real_number(value):
-        return f"{str(value)[:6]}... ({len(str(abs(value)))} digits)"  # type: ignore[arg-type]
+        return digits_said(int(value))  # type: ignore[call-overload]
     return shown(value)

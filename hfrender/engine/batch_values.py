@@ -16,6 +16,7 @@ from hfrender.disparity import DISPARITY_ONLY, NOT_WITH_DISPARITY
 from hfrender.engine.batch_fields import OWN_KEYS, each_jobs_own
 from hfrender.engine.batch_paths import option_name, spelt
 from hfrender.errors import InputError, as_given, as_typed, nearest, toml_said
+from hfrender.numeric import real_number
 
 VECTORS_ONLY = ("shutter", "max_length")  # an fx job's keys for motion vectors alone
 
@@ -33,7 +34,8 @@ def typed(where: str, key: str, value: Any, want: Any, typed_there: bool = False
         if isinstance(kind, str) and value == kind:
             return value
         if kind is float and isinstance(value, (int, float)) and not isinstance(value, bool):
-            return float(value)
+            return float(value) if real_number(value) else value  # (10**400: the job's check
+            #                                          says it, was an OverflowError)
         if isinstance(kind, type) and isinstance(value, kind) and not (
                 kind is int and isinstance(value, bool)):
             return value

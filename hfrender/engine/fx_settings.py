@@ -4,7 +4,6 @@ callers as for the CLI, with the CLI's one-line messages)."""
 from __future__ import annotations
 
 import math
-import numbers
 import shlex
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, replace
@@ -23,6 +22,14 @@ from hfrender.errors import FLAG, about, as_typed
 from hfrender.io.depth_fit import RESIZES
 from hfrender.io.encoding import Encoding
 from hfrender.lens_args import focus_at, focus_each, focus_pixel, one_focus, pixel_inside
+from hfrender.numeric import (
+    a_number,
+    as_whole,
+    finite_float,
+    number_said,
+    real_number,
+    whole_number,
+)
 from hfrender.optics import Lens, check_blades, check_focal_length
 from hfrender.shutter_curve import CURVES, SHUTTER, vector_max_length, vector_shutter
 
@@ -35,19 +42,28 @@ DEPTH_OPTIONS = (*LENS_OPTIONS, "depth_scale", "depth_zero_is_sky", "focus_pixel
 
 
 def _whole(value: object, low: int) -> bool:
-    return isinstance(value, numbers.Integral) and not isinstance(value, bool) and value >= low
+    """A whole number of any kind (:func:`~hfrender.numeric.as_whole`) >= ``low``."""
+    whole = as_whole(value)
+    return whole is not None and whole >= low
 
 
 def _positive(value: object) -> bool:
-    return (isinstance(value, numbers.Real) and not isinstance(value, bool)
-            and math.isfinite(value) and value > 0)
+    """A finite real number > 0 (:func:`~hfrender.numeric.finite_float`: 10**400 none)."""
+    as_float = finite_float(value)
+    return as_float is not None and as_float > 0
 
 
 def _said(value: object) -> str:
     """A value as a command line types it: ``90`` for 90.0, ``x`` for "x", ``''`` for ""
-    (was: nothing, unseen)."""
+    (was: nothing, unseen), 10**400 by its length (was its 401 digits)."""
     return f"{value:g}" if isinstance(value, float) else shlex.quote(value) \
-        if isinstance(value, str) else str(value)
+        if isinstance(value, str) else _text(value)
+
+
+def _text(value: object) -> str:
+    """``str(value)``; an int past a float's range by its length (``100000... (401
+    digits)``: :func:`~hfrender.numeric.number_said`; was its 401 digits)."""
+    return number_said(value) if whole_number(value) and not real_number(value) else str(value)
 
 
 def parse_range(text: str, name: str) -> tuple[float, float]:
@@ -96,7 +112,7 @@ def focal_under(focus: object, focal: object, name: Callable[[str], str]) -> Non
     not past: the focal length's fault (was: ``--focal-length-mm 1e12`` blamed on
     ``--focus-distance 2``); fx's and a batch's lens options alike (was: "at most 2000 mm",
     though 2000 is refused)."""
-    if not (_positive(focus) and _positive(focal) and 0.05 < focus <= focal / 1000):
+    if not (_positive(focus) and _positive(focal) and 0.05 < float(focus) <= float(focal) / 1000):
         return
     raise about(ConfigError, "focal_length_mm", focal, f" must be shorter than the focus "
                 f"distance ({focus:g} m): under {focus * 1000:g} mm",
@@ -176,25 +192,9 @@ class FxSettings:
     def __post_init__(self) -> None:
         Encoding.of(self)  # the encoder settings' form (the encoder's own: check_encoding)
         check_codec_name(self.codec)
-        if not _whole(self.window, 1):
-            raise about(ConfigError, "motion_blur", self.window, " must be a whole number of "
-                        "frames >= 1 (the window)", head=as_typed("--motion-blur",
-                                                                  str(self.window)))
-        if not _whole(self.stride, 1):
-            raise about(ConfigError, "stride", self.stride, " must be a whole number of "
-                        "frames >= 1", head=as_typed("--stride", str(self.stride)))
+        self._check_numbers()
         if self.weights not in CURVES:
             raise ConfigError(f"--weights {self.weights!r} must be one of {', '.join(CURVES)}")
-        if not _positive(self.depth_scale):
-            raise about(ConfigError, "depth_scale", self.depth_scale, " must be a finite "
-                        "number > 0", head=f"--depth-scale {self.depth_scale}")
-        if self.input_fps is not None and not (_positive(self.input_fps) and MIN_FPS
-                                               <= self.input_fps / self.stride <= MAX_FPS):
-            fps = (f"{self.input_fps:g}" if isinstance(self.input_fps, numbers.Real)
-                   else repr(self.input_fps))
-            raise about(ConfigError, "fps", fps, (  # (a flag: as typed, --fps 1000000000000)
-                f": the output's rate (--fps / --stride {self.stride}) must be from "
-                f"{MIN_FPS:g} to {MAX_FPS:g} fps"), head=f"--fps {fps}")
         check_needs({"depth": self.depth, "depth_zero_is_sky": self.depth_zero_is_sky,
                      "depth_resize": self.depth_resize, "depth_range": self.depth_range,
                      "vectors": self.vectors, "motion_blur": None if self.window == 1 else
@@ -223,10 +223,36 @@ class FxSettings:
 
             two = self.depth is not None and usable_cores() >= 2
             object.__setattr__(self, "workers", 2 if two else 1)
-        if not (_whole(self.workers, 1) and self.workers <= 64):
+        if not (_whole(self.workers, 1) and as_whole(self.workers) <= 64):
             raise ConfigError(f"--workers {_said(self.workers)} must be an integer from 1 to 64")
+        object.__setattr__(self, "workers", as_whole(self.workers))
         if not isinstance(self.linear_light, bool) or not isinstance(self.resume, bool):
             raise ConfigError("linear_light and resume must be True or False")
+
+    def _check_numbers(self) -> None:
+        """The window, stride, depth scale and input rate, each one line where refused and
+        kept as an int or a float (a Decimal, Fraction or NumPy number taken, :mod:`hfrender.
+        numeric`: was Decimal('2.5') refused, 10**400 an OverflowError traceback)."""
+        for key, flag, window in (("window", "--motion-blur", " (the window)"),
+                                  ("stride", "--stride", "")):
+            value = getattr(self, key)
+            if not _whole(value, 1):
+                raise about(ConfigError, "motion_blur" if window else key, value, " must be a "
+                            f"whole number of frames >= 1{window}",
+                            head=as_typed(flag, _text(value)))
+            object.__setattr__(self, key, as_whole(value))
+        if not _positive(self.depth_scale):
+            raise about(ConfigError, "depth_scale", self.depth_scale, " must be a finite "
+                        "number > 0", head=f"--depth-scale {_said(self.depth_scale)}")
+        object.__setattr__(self, "depth_scale", float(self.depth_scale))
+        fps = self.input_fps
+        if fps is not None and not (_positive(fps) and MIN_FPS <= fps / self.stride <= MAX_FPS):
+            said = _said(fps) if a_number(fps) else repr(fps)
+            raise about(ConfigError, "fps", said, (  # (a flag: as typed, --fps 1000000000000)
+                f": the output's rate (--fps / --stride {self.stride}) must be from "
+                f"{MIN_FPS:g} to {MAX_FPS:g} fps"), head=f"--fps {said}")
+        if fps is not None:
+            object.__setattr__(self, "input_fps", float(fps))
 
     def _check_depth_range(self) -> None:
         span = self.depth_range
