@@ -9,11 +9,11 @@ frame count when the scene's duration is known.
 
 from __future__ import annotations
 
-import numbers
 import re
 from typing import Any
 
 from hfrender.errors import InputError, about, spelling
+from hfrender.numeric import whole_number
 
 FORM = ("must be START:END, output frame numbers with END exclusive, either side may be "
         "empty (e.g. 10:20, 10: or :20)")
@@ -51,7 +51,7 @@ def parse_frames(text: object) -> FrameRange:
 def check_frames(frames: object) -> None:
     """A range in form: two frame numbers >= 0 (or None), START before END."""
     ok = isinstance(frames, tuple) and len(frames) == 2 and all(
-        v is None or (isinstance(v, numbers.Integral) and not isinstance(v, bool) and v >= 0)
+        v is None or (whole_number(v) and v >= 0)
         for v in frames)
     if not ok:
         raise _refused(f"{_text(frames)!r}", frames, " " + FORM)

@@ -24,6 +24,7 @@ from hfrender.disparity import (
 )
 from hfrender.errors import KEYWORD, InputError, InputTypeError, Spelling, about, shown
 from hfrender.interop import few_numbers, grad_free, unread
+from hfrender.numeric import whole_number
 from hfrender.optics import Lens, check_blades, check_focal_length
 
 # depth_of_field's keywords of one number for every frame (focus_distance: one per frame)
@@ -72,7 +73,7 @@ def focus_pixel(value: Any, spell: Spelling = KEYWORD) -> tuple[int, int]:
         pixel = tuple(whole.tolist()) if whole is not None and whole.shape == (2,) and \
             whole.dtype.kind in "iu" else None
     if not (isinstance(pixel, (tuple, list)) and len(pixel) == 2 and all(
-            isinstance(v, numbers.Integral) and not isinstance(v, bool) and v >= 0
+            whole_number(v) and v >= 0
             for v in pixel)):
         form, eg = ("X,Y", "320,180") if spell.flags else ("(x, y)", "(320, 180)")
         raise about(InputError, "focus_pixel", value, f" must be {form}, two whole numbers "

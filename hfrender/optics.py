@@ -7,7 +7,6 @@ millimetres, as camera makers (and Blender) quote them.
 from __future__ import annotations
 
 import math
-import numbers
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
@@ -16,7 +15,7 @@ import numpy as np
 
 from hfrender.errors import InputError, InputTypeError, about, shown
 from hfrender.interop import grad_free, unmasked, unread
-from hfrender.numeric import a_number, number_said, real_number
+from hfrender.numeric import a_number, number_said, real_number, whole_number
 
 FRONT_TOLERANCE = 0.01  # relative depth difference that separates two surfaces (depth DoF)
 # the smallest circle of confusion (diameter, pixels) that blurs anything in depth mode: a
@@ -179,7 +178,7 @@ def check_blur_cap(what: str, value: object) -> None:
 
 def check_blades(what: str, value: object) -> int:
     """``value`` if it is 0 (round) or a whole number from 3 to 64, else one clear line."""
-    whole = isinstance(value, numbers.Integral) and not isinstance(value, (bool, np.bool_))
+    whole = whole_number(value)
     if not (whole and (value == 0 or 3 <= value <= 64)):  # (was: 5.0 "must be ... between
         kind = "" if whole else "a whole number, "  # 3 and 64", which it is, said alone)
         raise about(_bad(value), what, value, f" must be {kind}0 (round) or between 3 and 64",

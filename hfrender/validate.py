@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import importlib
 import math
-import numbers
 import warnings
 from collections.abc import Callable, Iterable
 from typing import Any
@@ -13,6 +12,7 @@ import numpy as np
 
 from hfrender.errors import InputError, InputTypeError, shown
 from hfrender.interop import grad_free, named_numbers, unmasked
+from hfrender.numeric import whole_number
 from hfrender.optics import MIN_BLUR_PX, Lens, scalar  # noqa: F401 (validate.scalar)
 
 UNLIKELY_METRES = 1000.0  # integer depth read as metres this far away: millimetres, likely
@@ -129,7 +129,7 @@ def convert_hint(dtype: np.dtype, name: str) -> str:
 def window(value: object, n: int) -> int:
     """``window`` frames of the ``n`` given: a whole number from 1 to ``n``."""
     value = scalar(value)
-    if isinstance(value, numbers.Integral) and not isinstance(value, bool) and value > n:
+    if whole_number(value) and value > n:
         raise InputError(f"window={value} is longer than the {n} frame{'s' * (n != 1)} given: "
                          f"give at least {value} frames, or a window of at most {n}")
     return integer(value, "window", 1, n)
@@ -139,7 +139,7 @@ def integer(value: object, name: str, low: int, high: int | None = None) -> int:
     """An int in ``[low, high]``; bools and floats are refused. A 0-d array or tensor is
     its number (was: ``window=np.array(2)`` refused, where ``focus_distance`` takes one)."""
     value = scalar(value)
-    ok = isinstance(value, numbers.Integral) and not isinstance(value, bool)
+    ok = whole_number(value)
     if ok and value >= low and (high is None or value <= high):
         return int(value)
     span = f"[{low}, {high}]" if high is not None else f">= {low}"

@@ -184,3 +184,20 @@ def test_a_jobs_files_number_past_floats_is_one_line(tmp_path, job, said):
     with pytest.raises(hf.InputError) as e:
         load_jobs(tmp_path / "jobs.toml", {})
     assert one_line(e.value) == f"{tmp_path / 'jobs.toml'}: job 'a': {said}"
+
+
+@pytest.mark.parametrize("value, whole, as_int", [
+    (3, True, 3), (np.int64(3), True, 3), (np.uint8(200), True, 200), (10**400, True, 10**400),
+    (True, False, None), (np.True_, False, None), (3.0, False, None),
+    (np.float32(3), False, None), (Decimal(3), False, 3), (Decimal("3.000"), False, 3),
+    (Fraction(6, 2), False, 3), (Decimal("2.5"), False, None), (Fraction(1, 3), False, None),
+    (Decimal("NaN"), False, None), (Decimal("-Infinity"), False, None), ("3", False, None),
+    (None, False, None)])
+def test_one_rule_for_a_whole_number(value, whole, as_int):
+    """whole_number: an integer's type (the package's ~12 checks, was each by hand);
+    as_whole: a setting's count, a whole Fraction or Decimal too, as an int."""
+    from hfrender.numeric import as_whole, whole_number
+
+    assert whole_number(value) is whole
+    got = as_whole(value)
+    assert got == as_int and (got is None or type(got) is int)

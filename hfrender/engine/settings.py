@@ -30,6 +30,7 @@ from hfrender.errors import Spelling, about, spelling
 from hfrender.frame_range import parse_frames
 from hfrender.io.encoding import Encoding
 from hfrender.io.sequence_names import check_output_name, home_path
+from hfrender.numeric import whole_number
 from hfrender.project_file import PROJECT_FILE, project_settings
 
 log = logging.getLogger(__name__)
@@ -194,7 +195,7 @@ def still_frame(file: str, scene_name: str | None, config: RenderConfig, t: floa
         f" ({spell.name('duration')} makes it longer)"
     at = (lambda key, v: f"-{key[0]} {v}") if spell.flags else (lambda key, v: f"{key}={v}")
     if frame is not None:
-        whole = isinstance(frame, numbers.Integral) and not isinstance(frame, bool)  # (-f x)
+        whole = whole_number(frame)  # (-f x: not one)
         frame = int(frame) if whole else frame  # (np.int64 too)
         if whole and 0 <= frame < n:
             return frame, _stretched(frame, scene, fps)

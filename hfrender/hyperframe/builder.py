@@ -10,10 +10,7 @@ boundary finds all its frames in one hyperframe.
 from __future__ import annotations
 
 import math
-import numbers
 import os
-from decimal import Decimal
-from fractions import Fraction
 from typing import Any
 
 import numpy as np
@@ -31,7 +28,7 @@ from hfrender.hyperframe.pool import (
 )
 from hfrender.interop import unmasked
 from hfrender.limits import NO_LIMIT, cgroup_folders
-from hfrender.numeric import a_number, number_said, real_number
+from hfrender.numeric import a_number, as_whole, number_said, real_number
 
 DEFAULT_CAP = 64  # frames per hyperframe when memory is plentiful
 
@@ -111,23 +108,14 @@ def _whole_bytes(value: object) -> int:
     whole number of any size (``10**400``, ``Decimal('8e400')``, a Fraction of one: read
     exactly, not through float; 10**400 was an OverflowError), as ``cap`` takes; ``"1G"``,
     ``0.5``, ``True`` one line (a number's InputError, what is none an InputTypeError)."""
-    if a_number(value) and _whole(value):
-        return int(value)  # type: ignore[call-overload]
+    whole = as_whole(value)
+    if whole is None and real_number(value) and math.isfinite(value) and value == int(value):
+        whole = int(value)  # (8e9, np.float32(4096): a binary float's whole value)
+    if whole is not None:
+        return whole
     kind = InputError if a_number(value) else InputTypeError
     raise kind(f"free_bytes={number_said(value)} must be a whole number of bytes, or None "
                "(this machine's free memory)")
-
-
-def _whole(value: object) -> bool:
-    """Whether the number ``value`` is whole and finite, exactly (a Decimal, a Fraction
-    past float's range too)."""
-    if isinstance(value, numbers.Integral):
-        return True
-    if isinstance(value, Decimal):
-        return value.is_finite() and value == value.to_integral_value()
-    if isinstance(value, Fraction):
-        return value.denominator == 1
-    return real_number(value) and math.isfinite(value) and value == int(value)
 
 
 class HyperFrameBuilder:

@@ -12,7 +12,6 @@ from __future__ import annotations
 import logging
 import math
 import mmap
-import numbers
 import os
 import sys
 import threading
@@ -24,6 +23,7 @@ import numpy as np
 
 from hfrender.errors import InputError, shown
 from hfrender.hyperframe.frame import HyperFrame, Status  # noqa: F401 - their old home
+from hfrender.numeric import whole_number
 from hfrender.sizes import bytes_said
 from hfrender.validate import CHANNELS, integer, pixel_dtype
 
@@ -43,8 +43,7 @@ def _frame_shape(shape: Any) -> tuple[int, int, int]:
     """``(H, W, C)``: whole sizes >= 1 and C a number of channels the fusion takes (was:
     (H, W, 2) or (4.5, 4, 3) taken, the first refused at fuse, the second cut to 4)."""
     dims = tuple(shape) if isinstance(shape, (tuple, list, np.ndarray)) else ()
-    ok = len(dims) == 3 and all(isinstance(n, numbers.Integral) and not isinstance(n, bool)
-                                and n >= 1 for n in dims)
+    ok = len(dims) == 3 and all(whole_number(n) and n >= 1 for n in dims)
     if not ok or dims[2] not in CHANNELS:
         raise InputError(f"frame_shape={shown(shape)} must be (H, W, C): whole sizes >= 1, C 1 "
                          "(gray), 3 (RGB) or 4 (RGBA)")

@@ -10,7 +10,6 @@ line, before anything is rendered.
 
 from __future__ import annotations
 
-import numbers
 import re
 import subprocess
 from dataclasses import dataclass, field
@@ -21,6 +20,7 @@ from typing import Any
 from hfrender.errors import InputError, about, spelling
 from hfrender.io.even_size import fitting_size
 from hfrender.io.sequence_names import is_picture, is_sequence
+from hfrender.numeric import whole_number
 
 FLAGS = {"crf": "--crf", "preset": "--preset", "bitrate": "--bitrate", "pix_fmt": "--pix-fmt"}
 CRF_MAX = 63  # the widest range of any encoder (VP9, AV1); each encoder's own is checked too
@@ -33,10 +33,6 @@ NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]*")
 
 class EncodingError(InputError):
     """An encoder setting the output or its encoder does not take (one line)."""
-
-
-def _is_int(v: object) -> bool:
-    return isinstance(v, numbers.Integral) and not isinstance(v, bool)
 
 
 def _refused(name: str, value: object, why: str) -> InputError:
@@ -63,11 +59,11 @@ class Encoding:
     tags: tuple[tuple[str, str], ...] = ()  # fx: the footage's creation time, place ...
 
     def __post_init__(self) -> None:
-        if self.crf is not None and not (_is_int(self.crf) and 0 <= self.crf <= CRF_MAX):
+        if self.crf is not None and not (whole_number(self.crf) and 0 <= self.crf <= CRF_MAX):
             raise _refused("crf", self.crf, f"must be an integer from 0 to {CRF_MAX} (lower "
                                             "is better quality; 0-51 for libx264 and libx265)")
         b = self.bitrate
-        if b is not None and not ((_is_int(b) and b > 0)
+        if b is not None and not ((whole_number(b) and b > 0)
                                   or (isinstance(b, str) and BITRATE.fullmatch(b))):
             raise _refused("bitrate", b, "must be a rate in bits per second such as 8M, 2500k "
                                          "or 800000")

@@ -23,6 +23,7 @@ import numpy as np
 
 from hfrender.color import shown
 from hfrender.errors import InputError
+from hfrender.numeric import whole_number
 from hfrender.scene.drawable import (
     FLOAT32_MOST,
     LARGEST,
@@ -347,7 +348,7 @@ def fraction(what: str, value: object, meaning: str) -> float:
 
 
 def integer(what: str, value: object) -> int:
-    if not (isinstance(value, Integral) and not isinstance(value, (bool, np.bool_))):
+    if not whole_number(value):
         raise InputError(f"{what}={shown(value)} must be a whole number")
     return int(value)
 

@@ -11,6 +11,7 @@ from numbers import Integral, Real
 
 from hfrender.color import shown
 from hfrender.errors import InputError
+from hfrender.numeric import real_number, whole_number
 
 # a place, size or turn past this is refused: the GPU draws in float32, whose largest
 # number (3.4e38) a normal matrix's products of two scales pass beyond 1.8e19
@@ -52,11 +53,8 @@ def past_floats(number: object) -> str:
     """``": a whole number of 401 digits is past any float (1.79769e+308)"`` for a whole
     number no float holds (``math.isfinite`` of 10**400 raised OverflowError, where a
     user's number was checked); "" for any other."""
-    if isinstance(number, Integral) and not isinstance(number, bool):
-        try:
-            float(number)
-        except OverflowError:
-            return f": {_exactly(abs(number))} is past any float ({sys.float_info.max:g})"
+    if whole_number(number) and not real_number(number):
+        return f": {_exactly(abs(number))} is past any float ({sys.float_info.max:g})"
     return ""
 
 
