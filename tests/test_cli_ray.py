@@ -110,6 +110,20 @@ def test_a_chunk_on_a_worker_does_not_look_for_the_drivers_output_folder(tmp_pat
     assert list(worker.iterdir()) == []
 
 
+def test_a_chunk_run_outside_ray_starts_no_ray():
+    """A chunk run in a process without Ray (a test's) asked Ray for its GPU, which started
+    a local Ray of Ray's defaults: the test session's shared Ray was that one, its workers'
+    output printed into the tests' stderr (CI: a test counting its warnings saw 3)."""
+    import subprocess
+    import sys
+
+    code = ("import ray\nfrom hfrender.engine.cluster_tasks import _task_gpu\n"
+            "print(_task_gpu(), ray.is_initialized())")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         timeout=120)
+    assert out.stdout.split() == ["None", "False"], out.stderr[-2000:]
+
+
 def test_an_address_where_another_server_answers_is_one_line_at_once(tmp_path, capsys):
     """The dashboard's port, or any HTTP server: Ray retried it for minutes, printing its
     own log line; hfrender asks it as a gRPC client first (Ray's GCS answers)."""

@@ -21,10 +21,14 @@ from hfrender.scene.sources import scene_assets
 
 
 def _task_gpu() -> int | None:
-    """The GPU Ray gave this task, as EGL numbers devices (all of them), or None."""
+    """The GPU Ray gave this task, as EGL numbers devices (all of them), or None (outside
+    Ray: ``ray.get_gpu_ids()`` there started a whole Ray of Ray's defaults, its workers'
+    output printed here: a chunk run in a test, and every later test's Ray was that one)."""
     try:
         import ray
 
+        if not ray.is_initialized():
+            return None
         ids = ray.get_gpu_ids()
     except Exception:  # noqa: BLE001 - not in a Ray task, or no GPU asked
         return None
