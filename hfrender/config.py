@@ -105,7 +105,7 @@ class RenderConfig:
         object.__setattr__(self, "fps", float(frame_rate(fps)))
         size = _wholes(self.size)
         if not (size and all(1 <= v <= 16384 for v in size)):
-            shown = ("x".join(map(str, self.size)) if isinstance(self.size, tuple)
+            shown = ("x".join(map(number_said, self.size)) if isinstance(self.size, tuple)
                      and len(self.size) == 2 else repr(self.size))
             raise about(ConfigError, "size", self.size, " must be WIDTHxHEIGHT with 1..16384 "
                         "pixels each", head=f"size={shown}")

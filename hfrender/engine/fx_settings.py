@@ -115,7 +115,7 @@ def focal_under(focus: object, focal: object, name: Callable[[str], str]) -> Non
     if not (_positive(focus) and _positive(focal) and 0.05 < float(focus) <= float(focal) / 1000):
         return
     raise about(ConfigError, "focal_length_mm", focal, f" must be shorter than the focus "
-                f"distance ({focus:g} m): under {focus * 1000:g} mm",
+                f"distance ({float(focus):g} m): under {float(focus) * 1000:g} mm",
                 head=f"{name('focal_length_mm')} {_said(focal)}")
 
 
