@@ -64,12 +64,17 @@ def draw_lines(key: tuple, size: tuple[int, int], lines: list[tuple[str, float, 
     """(H, W) uint8 coverage of ``size`` (W, H) with each (line, x, baseline row) drawn in
     the font of ``key`` ((font, size, stamp), :func:`face`) anchored left on its
     baseline, as Pillow's ``ImageDraw.text(..., anchor="ls")`` draws them."""
-    if trusted(*key):
-        out = np.zeros(size[::-1], np.uint8)
-        for line, x, y in lines:
-            compose(key, out, line, x, y)
-        return out
-    return pillow_lines(face(*key), size, lines)
+    return _composed(key, size, lines) if trusted(*key) else pillow_lines(face(*key), size,
+                                                                          lines)
+
+
+def _composed(key: tuple, size: tuple[int, int], lines: list[tuple[str, float, int]]
+              ) -> np.ndarray:
+    """:func:`draw_lines` by glyph tiles (:func:`compose`)."""
+    out = np.zeros(size[::-1], np.uint8)
+    for line, x, y in lines:
+        compose(key, out, line, x, y)
+    return out
 
 
 def pillow_lines(font: Any, size: tuple[int, int], lines: list[tuple[str, float, int]]
@@ -92,15 +97,14 @@ def trusted(font: str | None, size: int, stamp: tuple = ()) -> bool:
     from PIL import ImageFont
 
     key = (font, size, stamp)
-    if size > SIZE_MOST or getattr(face(*key), "layout_engine", None) != ImageFont.Layout.BASIC:
+    if size > SIZE_MOST:
         return False
     f = face(*key)
+    if getattr(f, "layout_engine", None) != ImageFont.Layout.BASIC:
+        return False
     lines = [(PROBE, 5.25, size), (PROBE[::-1], 2.5, 2 * size)]
     shape = (int(f.getlength(PROBE)) + 10 + size, 3 * size)
-    out = np.zeros(shape[::-1], np.uint8)
-    for line, x, y in lines:
-        compose(key, out, line, x, y)
-    return bool(np.array_equal(out, pillow_lines(f, shape, lines)))
+    return bool(np.array_equal(_composed(key, shape, lines), pillow_lines(f, shape, lines)))
 
 
 def compose(key: tuple, out: np.ndarray, line: str, x: float, y: int) -> None:
